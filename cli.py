@@ -1,0 +1,185 @@
+"""The ``attngeom`` command line: parse, call the library, print.  No mathematics here.
+
+Exit codes: 0 the claim holds (proved / verified / consistent), 1 refuted, 2 bad input or
+not-applicable, always with one line on stderr and no traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from geometry_proofs.claims import REGISTRY as GEOMETRY_CLAIMS
+from kernels import __version__
+from kernels.backend import BACKENDS, DEVICES
+from kernels.claim import FORMATS, METHODS, CheckContext, ClaimRegistry
+from kernels.errors import BadInput
+from kernels.verdict import Verdict
+from lightning_alg.claims import REGISTRY as LIGHTNING_CLAIMS
+from lightning_alg.user_polynomial import PolynomialClaim
+
+REGISTRY = ClaimRegistry.merge(LIGHTNING_CLAIMS, GEOMETRY_CLAIMS)
+SOURCES = ("ADM", "HMK", "GEC", "GT", "RGT")
+
+
+def _claim_param_options(params):
+    """Decorator adding one ``--name`` option per claim parameter (all parsed by the claim)."""
+    def decorate(func):
+        for p in reversed(list(params.values())):
+            if p.kind == "flag":
+                func = click.option(p.option, p.name, is_flag=True, default=None, help=p.help)(func)
+            else:
+                func = click.option(p.option, p.name, default=None, metavar=p.kind.upper(),
+                                    help=p.help)(func)
+        return func
+    return decorate
+
+
+def _check_options(func):
+    func = click.option("--json", "as_json", is_flag=True, help="print the verdict as JSON")(func)
+    func = click.option("--seed", type=int, default=0, show_default=True, help="random seed")(func)
+    func = click.option("--samples", type=click.IntRange(min=1), default=None,
+                        help="number of random points (default per method)")(func)
+    func = click.option("--device", type=click.Choice(DEVICES), default="cpu",
+                        show_default=True)(func)
+    func = click.option("--backend", type=click.Choice(BACKENDS), default="numpy",
+                        show_default=True, help="array backend of --method numeric")(func)
+    func = click.option("--method", type=click.Choice(("auto",) + METHODS), default="auto",
+                        show_default=True)(func)
+    return func
+
+
+def _terminal_progress(iterable, label="", length=None):
+    with click.progressbar(iterable, label=label, length=length, file=sys.stderr) as bar:
+        yield from bar
+
+
+def _context(seed, samples, backend, device, as_json) -> CheckContext:
+    interactive = sys.stderr.isatty() and not as_json
+    return CheckContext(seed=seed, samples=samples, backend=backend, device=device,
+                        **({"progress": _terminal_progress} if interactive else {}))
+
+
+def _print_verdict(verdict: Verdict, as_json: bool) -> int:
+    if as_json:
+        click.echo(json.dumps(verdict.to_json(), indent=1, default=str))
+        return verdict.exit_code
+    click.echo(f"{verdict.status.value}  {verdict.claim}  [{verdict.source}]")
+    params = " ".join(f"{k}={v}" for k, v in verdict.params.items() if v is not None)
+    click.echo(f"  params    {params}")
+    line = f"  method    {verdict.method or '-'}"
+    if verdict.checked is not None:
+        line += f"   checked {verdict.checked}"
+    if verdict.backend:
+        line += f"   backend {verdict.backend}-{verdict.device}"
+    click.echo(f"{line}   {verdict.seconds:.2f} s")
+    click.echo(f"  summary   {verdict.summary}")
+    if verdict.failure_probability is not None:
+        click.echo(f"  failure probability <= {verdict.failure_probability:.3g} (Schwartz–Zippel)")
+    if verdict.max_residual is not None:
+        click.echo(f"  max relative residual {verdict.max_residual:.3g}")
+    if verdict.counterexample:
+        click.echo("  counterexample " + json.dumps(verdict.counterexample, default=str))
+    evidence = dict(verdict.evidence)
+    for part in evidence.pop("parts", []):
+        part = dict(part)
+        click.echo(f"  - {part.pop('status')} ({part.pop('method')}): {part.pop('summary')}")
+        _print_evidence(part, indent="      ")
+    _print_evidence(evidence, indent="  ")
+    return verdict.exit_code
+
+
+def _print_evidence(evidence: dict, indent: str) -> None:
+    for key, value in evidence.items():
+        text = value if isinstance(value, str) else json.dumps(value, default=str)
+        click.echo(f"{indent}{key}: {text if len(text) <= 300 else text[:300] + ' ...'}")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="attngeom")
+def cli():
+    """attngeom: executable claims about the geometry of attention.
+
+    `attngeom list` shows the claims; `attngeom verify CLAIM --d D --t T --a A` checks one.
+    """
+
+
+@cli.command("list")
+@click.option("--source", type=click.Choice(SOURCES), default=None, help="only this paper")
+@click.option("--json", "as_json", is_flag=True)
+def list_claims(source, as_json):
+    """List the registered claims."""
+    claims = [c for c in REGISTRY if source is None or c.source.startswith(source)]
+    if as_json:
+        click.echo(json.dumps([c.describe() for c in claims], indent=1))
+        return 0
+    width = max((len(c.id) for c in claims), default=10)
+    for claim in claims:
+        click.echo(f"{claim.id:<{width}}  {claim.source:<28}  {claim.statement}")
+    return 0
+
+
+@cli.command()
+@click.argument("claim_id", metavar="CLAIM")
+@_claim_param_options(REGISTRY.all_params())
+@_check_options
+def verify(claim_id, method, backend, device, samples, seed, as_json, **params):
+    """Check CLAIM at the given parameters and print the verdict."""
+    claim = REGISTRY.get(claim_id)
+    verdict = claim.verify(params, method, _context(seed, samples, backend, device, as_json))
+    return _print_verdict(verdict, as_json)
+
+
+@cli.command()
+@click.argument("claim_id", metavar="CLAIM")
+@_claim_param_options(REGISTRY.all_params())
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="show at most N objects")
+def show(claim_id, fmt, limit, **params):
+    """Print the objects CLAIM is about (polynomials, formulas) in text, LaTeX, M2 or JSON."""
+    claim = REGISTRY.get(claim_id)
+    resolved = claim.resolve(params)
+    violation = claim.hypothesis_violation(resolved)
+    if violation:
+        raise BadInput(f"not-applicable: {violation}")
+    click.echo(claim.show(resolved, fmt, limit))
+    return 0
+
+
+@cli.command("verify-poly")
+@click.argument("polynomial")
+@_claim_param_options({p.name: p for p in PolynomialClaim.params})
+@_check_options
+def verify_poly(polynomial, method, backend, device, samples, seed, as_json, **params):
+    """Is POLYNOMIAL (Macaulay2 syntax, labels as `show --format m2` prints them) in J?"""
+    claim = PolynomialClaim(polynomial)
+    verdict = claim.verify(params, method, _context(seed, samples, backend, device, as_json))
+    verdict.params = {"polynomial": polynomial, **verdict.params}
+    return _print_verdict(verdict, as_json)
+
+
+def main(argv=None) -> None:
+    """Console entry point: exit 0 / 1 / 2 per the CLI contract, never a traceback on bad input."""
+    try:
+        code = cli.main(args=argv, prog_name="attngeom", standalone_mode=False)
+    except BadInput as error:
+        click.echo(f"attngeom: error: {error}", err=True)
+        code = 2
+    except click.exceptions.Exit as stop:
+        code = stop.exit_code
+    except click.exceptions.Abort:
+        click.echo("attngeom: aborted", err=True)
+        code = 1
+    except click.ClickException as error:
+        click.echo(f"attngeom: error: {error.format_message()}", err=True)
+        code = 2
+    except MemoryError:
+        click.echo("attngeom: error: out of memory; choose smaller dimensions", err=True)
+        code = 2
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+if __name__ == "__main__":
+    main()

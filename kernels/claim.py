@@ -1,0 +1,186 @@
+"""The Claim interface (the unit of verification) and the registries the CLI merges.
+
+A :class:`Claim` is one checkable statement of a paper: a stable ``id`` used on the command
+line, the ``source`` ("ADM Prop 9"), the ``statement`` in one sentence, its parameters with
+validation, the methods that can check it (cheapest sound one first) and ``show`` for the
+objects it is about.  Subclasses implement ``check_<method>`` for each method they list.
+"""
+
+from __future__ import annotations
+
+import difflib
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from kernels.errors import BadInput
+from kernels.sampling import Sampler
+from kernels.verdict import Verdict, not_applicable
+
+METHODS = ("symbolic", "exact", "numeric")
+FORMATS = ("text", "latex", "m2", "json")
+
+
+@dataclass(frozen=True)
+class Param:
+    """A claim parameter, given on the command line as ``--<name>``.
+
+    kind: ``int`` (with ``minimum``), ``intlist`` (one integer or a comma list), ``flag``
+    (boolean switch) or ``str``.
+    """
+
+    name: str
+    help: str
+    default: Any = None
+    kind: str = "int"
+    minimum: int | None = 1
+
+    @property
+    def option(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def parse(self, raw: Any) -> Any:
+        if raw is None:
+            return self.default
+        if self.kind == "flag":
+            return bool(raw)
+        if self.kind == "str":
+            return str(raw)
+        if self.kind == "intlist":
+            items = raw if isinstance(raw, (list, tuple)) else str(raw).split(",")
+            return tuple(self._int(item) for item in items)
+        return self._int(raw)
+
+    def _int(self, raw: Any) -> int:
+        try:
+            value = int(str(raw).strip())
+        except ValueError:
+            raise BadInput(f"{self.option} must be an integer; got {raw!r}") from None
+        if self.minimum is not None and value < self.minimum:
+            raise BadInput(f"{self.option} must be at least {self.minimum}; got {value}")
+        return value
+
+
+def _identity_progress(iterable: Iterable, label: str = "", length: int | None = None) -> Iterable:
+    return iterable
+
+
+@dataclass
+class CheckContext:
+    """How to check: seed, number of sample points, backend and device, progress display."""
+
+    seed: int = 0
+    samples: int | None = None
+    backend: str = "numpy"
+    device: str = "cpu"
+    progress: Callable[..., Iterable] = field(default=_identity_progress)
+
+    @property
+    def sampler(self) -> Sampler:
+        return Sampler(self.seed)
+
+
+class Claim:
+    """Base class of every registered claim.  Subclasses set the class attributes and
+    implement ``check_symbolic`` / ``check_exact`` / ``check_numeric`` and ``show``."""
+
+    id: str = ""
+    source: str = ""
+    statement: str = ""
+    params: tuple[Param, ...] = ()
+    methods: tuple[str, ...] = ()
+
+    # -- parameters --------------------------------------------------------------------
+    def resolve(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """Parse and validate raw parameters (None = default); unknown names are errors."""
+        known = {p.name: p for p in self.params}
+        for name, value in raw.items():
+            if value is not None and name not in known:
+                option = "--" + name.replace("_", "-")
+                takes = ", ".join(p.option for p in self.params) or "no parameters"
+                raise BadInput(f"claim {self.id!r} does not take {option} (it takes {takes})")
+        values = {name: p.parse(raw.get(name)) for name, p in known.items()}
+        self.validate(values)
+        return values
+
+    def validate(self, params: dict[str, Any]) -> None:
+        """Raise BadInput for parameter combinations that make no sense at all."""
+
+    def hypothesis_violation(self, params: dict[str, Any]) -> str | None:
+        """The hypothesis of the source theorem that ``params`` violate, or None."""
+        return None
+
+    # -- checking ----------------------------------------------------------------------
+    def auto_method(self, params: dict[str, Any]) -> str:
+        """The cheapest sound method for these parameters (default: the first listed)."""
+        return self.methods[0]
+
+    def verify(self, raw: dict[str, Any], method: str = "auto",
+               context: CheckContext | None = None) -> Verdict:
+        """Validate, check the hypotheses, run the chosen method, stamp the verdict."""
+        params = self.resolve(raw)
+        context = context or CheckContext()
+        start = time.perf_counter()
+        violation = self.hypothesis_violation(params)
+        if violation:
+            verdict = not_applicable(violation)
+        else:
+            if method == "auto":
+                method = self.auto_method(params)
+            if method not in self.methods:
+                offered = ", ".join(self.methods)
+                raise BadInput(f"claim {self.id!r} has no method {method!r} (it offers {offered})")
+            verdict = getattr(self, f"check_{method}")(params, context)
+        verdict.claim, verdict.source, verdict.params = self.id, self.source, params
+        verdict.seconds = round(time.perf_counter() - start, 4)
+        return verdict
+
+    def show(self, params: dict[str, Any], fmt: str = "text", limit: int | None = None) -> str:
+        raise BadInput(f"claim {self.id!r} has nothing to show")
+
+    def describe(self) -> dict[str, Any]:
+        return {"id": self.id, "source": self.source, "statement": self.statement,
+                "methods": list(self.methods), "params": [p.name for p in self.params]}
+
+
+class ClaimRegistry:
+    """Claims by id.  Each package exposes one; the CLI merges them."""
+
+    def __init__(self, claims: Iterable[Claim] = ()):
+        self._claims: dict[str, Claim] = {}
+        for claim in claims:
+            self.register(claim)
+
+    def register(self, claim: Claim) -> Claim:
+        if claim.id in self._claims:
+            raise ValueError(f"claim id {claim.id!r} registered twice")
+        self._claims[claim.id] = claim
+        return claim
+
+    def get(self, claim_id: str) -> Claim:
+        try:
+            return self._claims[claim_id]
+        except KeyError:
+            close = difflib.get_close_matches(claim_id, list(self._claims), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else "; `attngeom list` shows them"
+            raise BadInput(f"unknown claim {claim_id!r}{hint}") from None
+
+    def __iter__(self):
+        return iter(self._claims.values())
+
+    def __len__(self) -> int:
+        return len(self._claims)
+
+    @staticmethod
+    def merge(*registries: "ClaimRegistry") -> "ClaimRegistry":
+        return ClaimRegistry(claim for registry in registries for claim in registry)
+
+    def all_params(self) -> dict[str, Param]:
+        """Every parameter name used by some claim; one name must mean one kind."""
+        out: dict[str, Param] = {}
+        for claim in self:
+            for p in claim.params:
+                if p.name in out and out[p.name].kind != p.kind:
+                    raise ValueError(f"parameter {p.name!r} has kinds {out[p.name].kind} and {p.kind}")
+                out.setdefault(p.name, p)
+        return out

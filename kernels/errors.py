@@ -1,0 +1,13 @@
+"""Exceptions that reach the user as one line and exit code 2."""
+
+
+class BadInput(ValueError):
+    """Invalid user input: bad dimensions, unknown claim or label, a size that would not fit.
+
+    The message is a single line meant for the terminal; the CLI prints it on stderr and
+    exits with code 2, never with a traceback.
+    """
+
+
+class BackendUnavailable(BadInput):
+    """The requested array backend or device is not installed or not present."""

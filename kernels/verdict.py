@@ -1,0 +1,172 @@
+"""Verdicts and the decision rules of the soundness contract (ARCHITECTURE.md, "Verdicts").
+
+A verdict is only ever the result of an evaluation.  The constructors below each demand
+the evidence their status must carry:
+
+=================  ==========================================================  ==============
+status             meaning                                                     exit code
+=================  ==========================================================  ==============
+``proved``         an exact symbolic identity holds                            0
+``verified``       exact evaluation at N random points of F_p (or Q) was zero  0
+``consistent``     floating-point evidence within a stated tolerance           0
+``refuted``        a concrete, re-checkable counterexample                     1
+``not-applicable`` parameters outside the hypotheses (the hypothesis named)    2
+=================  ==========================================================  ==============
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from kernels import __version__
+
+
+class Status(str, Enum):
+    PROVED = "proved"
+    VERIFIED = "verified"
+    CONSISTENT = "consistent"
+    REFUTED = "refuted"
+    NOT_APPLICABLE = "not-applicable"
+
+    @property
+    def exit_code(self) -> int:
+        return {Status.REFUTED: 1, Status.NOT_APPLICABLE: 2}.get(self, 0)
+
+    @property
+    def holds(self) -> bool:
+        return self.exit_code == 0
+
+
+@dataclass
+class Verdict:
+    """The outcome of checking one claim at one parameter point.
+
+    The first twelve fields are the JSON contract of ARCHITECTURE.md; ``evidence`` holds
+    the method-specific details (prime, degree, term counts, tolerance, hypothesis ...) and
+    ``summary`` one human sentence.  ``claim``, ``source``, ``params`` and ``seconds`` are
+    stamped by :meth:`kernels.claim.Claim.verify`.
+    """
+
+    status: Status
+    method: str | None
+    checked: int | None = None
+    failure_probability: float | None = None
+    max_residual: float | None = None
+    counterexample: dict | None = None
+    backend: str | None = None
+    device: str | None = None
+    summary: str = ""
+    evidence: dict = field(default_factory=dict)
+    claim: str = ""
+    source: str = ""
+    params: dict = field(default_factory=dict)
+    seconds: float | None = None
+    version: str = __version__
+
+    @property
+    def exit_code(self) -> int:
+        return self.status.exit_code
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "claim": self.claim,
+            "source": self.source,
+            "params": self.params,
+            "status": self.status.value,
+            "method": self.method,
+            "checked": self.checked,
+            "failure_probability": self.failure_probability,
+            "max_residual": self.max_residual,
+            "counterexample": self.counterexample,
+            "seconds": self.seconds,
+            "backend": self.backend,
+            "device": self.device,
+            "version": self.version,
+            "summary": self.summary,
+            "evidence": self.evidence,
+        }
+
+
+def schwartz_zippel_bound(degree: int, prime: int, points: int, members: int = 1) -> float:
+    """Probability that a nonzero polynomial survives ``points`` independent random points.
+
+    Schwartz–Zippel: a nonzero polynomial of total degree ``degree`` over F_p vanishes at a
+    uniform random point of F_p^n with probability at most degree/p, so at N independent
+    points with probability at most (degree/p)^N.  For a family of ``members`` polynomials
+    the union bound multiplies by ``members``.  The bound is for the reduction mod p of the
+    polynomial; it assumes p divides neither the denominators nor all coefficients of the
+    composite polynomial, which the callers state in their evidence.
+    """
+    if degree <= 0:
+        return 0.0
+    single = min(1.0, degree / prime)
+    log_bound = math.log(members) + points * math.log(single) if single > 0 else -math.inf
+    return min(1.0, math.exp(log_bound))
+
+
+def proved(*, checked: int, summary: str, evidence: dict, method: str = "symbolic") -> Verdict:
+    """An exact identity: ``evidence`` must say what was expanded and the term counts."""
+    return Verdict(Status.PROVED, method, checked=checked, summary=summary, evidence=evidence)
+
+
+def verified(*, checked: int, degree: int, prime: int, points: int, summary: str,
+             evidence: dict | None = None, members: int = 1) -> Verdict:
+    """Exact evaluation at ``points`` random points of F_p gave zero for ``checked`` objects."""
+    ev = {"prime": prime, "points": points, "degree": degree, **(evidence or {})}
+    return Verdict(Status.VERIFIED, "exact", checked=checked,
+                   failure_probability=schwartz_zippel_bound(degree, prime, points, members),
+                   summary=summary, evidence=ev)
+
+
+def consistent(*, checked: int, max_residual: float, tolerance: float, summary: str,
+               backend: str, device: str, evidence: dict | None = None) -> Verdict:
+    """Floating-point evidence: the largest residual and the tolerance it was held to."""
+    if not max_residual <= tolerance:
+        raise AssertionError("consistent() needs max_residual <= tolerance; use refuted()")
+    ev = {"tolerance": tolerance, **(evidence or {})}
+    return Verdict(Status.CONSISTENT, "numeric", checked=checked, max_residual=max_residual,
+                   backend=backend, device=device, summary=summary, evidence=ev)
+
+
+def refuted(*, method: str, counterexample: dict, summary: str, checked: int | None = None,
+            evidence: dict | None = None, max_residual: float | None = None,
+            backend: str | None = None, device: str | None = None) -> Verdict:
+    """A counterexample: ``counterexample`` must hold enough to re-check it."""
+    if not counterexample:
+        raise AssertionError("refuted() needs a counterexample")
+    return Verdict(Status.REFUTED, method, checked=checked, counterexample=counterexample,
+                   max_residual=max_residual, backend=backend, device=device,
+                   summary=summary, evidence=evidence or {})
+
+
+def not_applicable(hypothesis: str) -> Verdict:
+    """Parameters outside the claim's hypotheses; ``hypothesis`` names the one violated."""
+    return Verdict(Status.NOT_APPLICABLE, None, summary=hypothesis,
+                   evidence={"hypothesis": hypothesis})
+
+
+def combine(verdicts: list[Verdict], *, summary: str) -> Verdict:
+    """Conjunction of sub-checks of one claim: the weakest status wins.
+
+    A refutation anywhere refutes; otherwise the result is as strong as the weakest part
+    (proved > verified > consistent), with the failure bounds added (union bound) and
+    the sub-verdicts kept in the evidence.
+    """
+    order = [Status.REFUTED, Status.CONSISTENT, Status.VERIFIED, Status.PROVED]
+    worst = min(verdicts, key=lambda v: order.index(v.status))
+    parts = [{"status": v.status.value, "method": v.method, "summary": v.summary, **v.evidence}
+             for v in verdicts]
+    bounds = [v.failure_probability for v in verdicts if v.failure_probability]
+    residuals = [v.max_residual for v in verdicts if v.max_residual is not None]
+    out = Verdict(worst.status, worst.method,
+                  checked=sum(v.checked or 0 for v in verdicts),
+                  failure_probability=min(1.0, sum(bounds)) if bounds else None,
+                  max_residual=max(residuals) if residuals else None,
+                  counterexample=worst.counterexample, backend=worst.backend,
+                  device=worst.device,
+                  summary=worst.summary if worst.status is Status.REFUTED else summary,
+                  evidence={"parts": parts})
+    return out
