@@ -176,11 +176,16 @@ class ClaimRegistry:
         return ClaimRegistry(claim for registry in registries for claim in registry)
 
     def all_params(self) -> dict[str, Param]:
-        """Every parameter name used by some claim; one name must mean one kind."""
+        """Every parameter name used by some claim.
+
+        The CLI passes option values through as text and each claim parses its own (so
+        ``--d`` may be an integer for one claim and a comma list for another); only a
+        switch (flag) must be a switch for every claim that uses the name.
+        """
         out: dict[str, Param] = {}
         for claim in self:
             for p in claim.params:
-                if p.name in out and out[p.name].kind != p.kind:
-                    raise ValueError(f"parameter {p.name!r} has kinds {out[p.name].kind} and {p.kind}")
+                if p.name in out and (out[p.name].kind == "flag") != (p.kind == "flag"):
+                    raise ValueError(f"parameter {p.name!r} is a flag for one claim only")
                 out.setdefault(p.name, p)
         return out
