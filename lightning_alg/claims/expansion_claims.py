@@ -250,3 +250,5 @@ def _lightning_mod_p(X, A, V, prime):
     """V X (X^T A X) over F_p (the matrix products of ADM §2.1, without int64 overflow)."""
     scores = matmul_mod_p(matmul_mod_p(X.T.copy(), A, prime), X, prime)
     return matmul_mod_p(V, matmul_mod_p(X, scores, prime), prime)
+
+CLAIMS = [MonomialCountClaim(), CoefficientsClaim()]

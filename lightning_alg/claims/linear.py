@@ -79,3 +79,5 @@ def image_span_dimension(coords, a: int, context, prime: int = DEFAULT_PRIME) ->
     weights = sample_weights_mod_p(context.sampler.spawn(11), bound + 16, d, dprime, a, prime)
     return rank_mod_p(Parametrization(coords).evaluate_mod_p(weights), prime)
 
+
+CLAIMS = [LinearClaim()]
