@@ -3,7 +3,8 @@
 Grammar (whitespace ignored)::
 
     expr   := term (('+' | '-') term)*
-    term   := factor (('*' | '/') factor)*        -- '/' only by a nonzero constant
+    term   := factor (('*' | '/')? factor)*       -- '/' only by a nonzero constant;
+                                                    juxtaposition multiplies (as printed)
     factor := ('+' | '-') factor | atom ('^' INTEGER)?
     atom   := INTEGER | LABEL | '(' expr ')'
 
@@ -81,11 +82,18 @@ class _Parser:
             value = value + rhs if op == "+" else value - rhs
         return value
 
+    def starts_atom(self) -> bool:
+        if self.pos >= len(self.tokens):
+            return False
+        match = self.tokens[self.pos][0]
+        return match.group("op") == "(" or match.group("op") is None
+
     def term(self):
         value = self.factor()
-        while self.peek_op() in ("*", "/"):
-            op = self.peek_op()
-            self.pos += 1
+        while self.peek_op() in ("*", "/") or self.starts_atom():
+            op = self.peek_op() or "*"
+            if self.peek_op():
+                self.pos += 1
             column = self.column()
             rhs = self.factor()
             if op == "*":
