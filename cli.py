@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
 from geometry_proofs.claims import REGISTRY as GEOMETRY_CLAIMS
 from kernels import __version__
 from kernels.backend import BACKENDS, DEVICES
+from kernels.certificates import (certificate_files, check_certificate, split_example,
+                                  write_certificate)
 from kernels.claim import FORMATS, METHODS, CheckContext, ClaimRegistry
 from kernels.errors import BadInput
 from kernels.verdict import Verdict
@@ -93,6 +96,9 @@ def _print_verdict(verdict: Verdict, as_json: bool) -> int:
 
 def _print_evidence(evidence: dict, indent: str) -> None:
     for key, value in evidence.items():
+        if isinstance(value, list) and len(value) > 3 and isinstance(value[0], (dict, list)):
+            click.echo(f"{indent}{key}: [{len(value)} entries; --json shows them]")
+            continue
         text = value if isinstance(value, str) else json.dumps(value, default=str)
         click.echo(f"{indent}{key}: {text if len(text) <= 300 else text[:300] + ' ...'}")
 
@@ -158,6 +164,61 @@ def verify_poly(polynomial, method, backend, device, samples, seed, as_json, **p
     verdict = claim.verify(params, method, _context(seed, samples, backend, device, as_json))
     verdict.params = {"polynomial": polynomial, **verdict.params}
     return _print_verdict(verdict, as_json)
+
+
+@cli.command()
+@click.argument("claim_id", metavar="[CLAIM]", required=False)
+@_claim_param_options(REGISTRY.all_params())
+@_check_options
+@click.option("--suite", type=click.Choice(("paper",)), default=None,
+              help="certify every registered claim at its paper's examples")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
+              help="directory for the JSON certificates")
+def certify(claim_id, suite, out_dir, method, backend, device, samples, seed, as_json, **params):
+    """Write a re-checkable JSON certificate of CLAIM at the given parameters (or a suite)."""
+    if (claim_id is None) == (suite is None):
+        raise BadInput("give either a CLAIM or --suite paper")
+    if suite:
+        jobs = [(claim, *split_example(example)) for claim in REGISTRY for example in claim.examples]
+        jobs = [(claim, p, m, samples if samples else s) for claim, p, m, s in jobs]
+    else:
+        jobs = [(REGISTRY.get(claim_id), params, method, samples)]
+    rows = []
+    for claim, raw, how, count in _context(seed, None, backend, device, as_json).progress(
+            jobs, "certifying"):
+        context = CheckContext(seed=seed, samples=count, backend=backend, device=device)
+        path, verdict = write_certificate(claim, raw, how, context, Path(out_dir))
+        rows.append({"file": str(path), "claim": claim.id, "status": verdict.status.value,
+                     "seconds": verdict.seconds})
+    if as_json:
+        click.echo(json.dumps(rows, indent=1))
+    else:
+        for row in rows:
+            click.echo(f"{row['status']:<15} {row['seconds']:7.2f} s  {row['file']}")
+    return 0
+
+
+@cli.command("check-certificates")
+@click.argument("directory", type=click.Path())
+@click.option("--json", "as_json", is_flag=True)
+def check_certificates(directory, as_json):
+    """Re-run every certificate in DIRECTORY; exit 1 naming each one that differs."""
+    files = certificate_files(Path(directory))
+    if not files:
+        raise BadInput(f"no *.json certificates in {directory}")
+    results = [check_certificate(path, REGISTRY) for path in
+               _context(0, None, "numpy", "cpu", as_json).progress(files, "re-checking")]
+    failed = [r for r in results if not r.ok]
+    if as_json:
+        click.echo(json.dumps([{"file": str(r.path), "claim": r.claim, "status": r.status,
+                                "ok": r.ok, "problems": r.problems} for r in results], indent=1))
+    else:
+        for r in results:
+            click.echo(f"{'ok' if r.ok else 'FAIL':<5} {r.status:<15} {r.claim:<24} {r.path.name}")
+            for problem in r.problems[:8]:
+                click.echo(f"        {problem}")
+        click.echo(f"{len(results) - len(failed)} of {len(results)} certificates check out")
+    return 1 if failed else 0
 
 
 def main(argv=None) -> None:

@@ -89,6 +89,9 @@ class Claim:
     statement: str = ""
     params: tuple[Param, ...] = ()
     methods: tuple[str, ...] = ()
+    #: Parameter sets of the source paper's own examples (and a few larger sizes): the
+    #: certificate suite (``attngeom certify --suite paper``) checks the claim at each.
+    examples: tuple[dict[str, Any], ...] = ()
 
     # -- parameters --------------------------------------------------------------------
     def resolve(self, raw: dict[str, Any]) -> dict[str, Any]:
@@ -137,6 +140,14 @@ class Claim:
 
     def show(self, params: dict[str, Any], fmt: str = "text", limit: int | None = None) -> str:
         raise BadInput(f"claim {self.id!r} has nothing to show")
+
+    def digest_text(self, params: dict[str, Any]) -> str:
+        """A canonical text of the objects the claim is about (for certificate digests):
+        the sorted lines of ``show --format m2``; empty when the claim shows nothing."""
+        try:
+            return "\n".join(sorted(self.show(params, "m2").splitlines()))
+        except BadInput:
+            return ""
 
     def describe(self) -> dict[str, Any]:
         return {"id": self.id, "source": self.source, "statement": self.statement,

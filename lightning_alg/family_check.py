@@ -142,7 +142,8 @@ def verify_family_exact(members, coords: CoordinateSystem, a: int, context: Chec
                         f"all {compiled.n_polynomials} polynomials vanish at {points} random "
                         f"points over F_{prime}"),
                     evidence={"note": "bound for the reduction mod p of each f o mu (union bound "
-                              "over members); p divides no coefficient denominator"})
+                              "over members); p divides no coefficient denominator",
+                              "weights_mod_p": [weights.point(b) for b in range(points)]})
 
 
 def check_family_numeric(members, coords: CoordinateSystem, a: int, context: CheckContext) -> Verdict:

@@ -28,12 +28,12 @@ def _validate(params):
 
 
 def _support(d: int, t: int, dprime: int, method: str, context: CheckContext):
-    """(support per output (i, j), number of expansions): the x-monomials with a nonzero
-    coefficient.  Symbolic: one expansion with generic weights.  Exact: the union over N
-    expansions at random weights mod p."""
+    """(support per output (i, j), number of expansions, the F_p weights used): the
+    x-monomials with a nonzero coefficient.  Symbolic: one expansion with generic weights.
+    Exact: the union over N expansions at random weights mod p."""
     if method == "symbolic":
         expansion = expand_output(d, t, dprime)
-        return {key: set(coeffs) for key, coeffs in expansion.items()}, 1
+        return {key: set(coeffs) for key, coeffs in expansion.items()}, 1, None
     points = context.samples or DEFAULT_SUPPORT_POINTS
     weights = sample_weights_mod_p(context.sampler, points, d, dprime, d, DEFAULT_PRIME)
     support: dict = {}
@@ -41,7 +41,7 @@ def _support(d: int, t: int, dprime: int, method: str, context: CheckContext):
         expansion = expand_output(d, t, dprime, (weights.A[b], weights.V[b]), DEFAULT_PRIME)
         for key, coeffs in expansion.items():
             support.setdefault(key, set()).update(m for m, c in coeffs.items() if c)
-    return support, points
+    return support, points, [weights.point(b) for b in range(points)]
 
 
 class MonomialCountClaim(Claim):
@@ -63,6 +63,8 @@ class MonomialCountClaim(Claim):
                  "N_phi(d,t) = dt(d+1)(3dt-2d+2)/6.")
     params = EXPANSION_PARAMS
     methods = ("symbolic", "exact")
+    examples = ({"d": 2, "t": 2}, {"d": 3, "t": 2, "dprime": 2},
+                {"d": 6, "t": 4, "method": "exact"})
 
     def validate(self, params):
         _validate(params)
@@ -72,7 +74,7 @@ class MonomialCountClaim(Claim):
 
     def _check(self, method, params, context):
         d, t, dprime = params["d"], params["t"], params["dprime"]
-        support, points = _support(d, t, dprime, method, context)
+        support, points, weights_used = _support(d, t, dprime, method, context)
         problems = []
         for (i, j), monomials in support.items():
             if monomials != support[(1, j)]:
@@ -115,6 +117,7 @@ class MonomialCountClaim(Claim):
                    "across columns")
         if method == "symbolic":
             return proved(checked=len(support), evidence=evidence, summary=summary)
+        evidence["weights_mod_p"] = weights_used
         return verified(checked=len(support), degree=2, prime=DEFAULT_PRIME, points=points,
                         members=total * dprime, evidence=evidence, summary=summary)
 
@@ -162,6 +165,8 @@ class CoefficientsClaim(Claim):
                  "scaled coordinate is that coefficient divided by the orbit size |Perm|.")
     params = EXPANSION_PARAMS
     methods = ("symbolic", "exact")
+    examples = ({"d": 2, "t": 2}, {"d": 3, "t": 2, "dprime": 2},
+                {"d": 5, "t": 3, "method": "exact"})
 
     def validate(self, params):
         _validate(params)
@@ -220,7 +225,9 @@ class CoefficientsClaim(Claim):
                         members=dprime * t, summary=(
                             f"phi_W(X) = sum |Perm| mu(W) x^label at {points} random points "
                             f"(W, X) over F_{prime}"),
-                        evidence={"identity": "V X (X^T A X) - sum_labels |Perm| y x^label"})
+                        evidence={"identity": "V X (X^T A X) - sum_labels |Perm| y x^label",
+                                  "points_mod_p": [{**weights.point(b), "X": X[b].tolist()}
+                                                   for b in range(points)]})
 
     def show(self, params, fmt="text", limit=None):
         d, t, dprime = params["d"], params["t"], params["dprime"]

@@ -38,6 +38,11 @@ class LinearClaim(FamilyClaim):
     source = "ADM Prop 9, Cor 10 (§3)"
     statement = ("The sequence-copy and internal symmetrization relations lie in J, and the "
                  "C(d+2,3) relations of Prop 9 in one output coordinate are linearly independent.")
+    examples = ({"d": 2, "t": 2, "a": 2},                     # ADM Example 12
+                {"d": 3, "t": 2, "a": 1},                     # ADM Example 13
+                {"d": 3, "t": 2, "a": 3},
+                {"d": 2, "t": 3, "a": 2, "dprime": 2, "all_outputs": True},
+                {"d": 6, "t": 4, "a": 2, "method": "exact"})
 
     def hypothesis_violation(self, params):
         if params["t"] < 2:
