@@ -78,14 +78,27 @@ class Backend:
             return self.module.remainder(array, prime)
         return self.module.mod(array, prime)
 
-    def synchronize(self) -> None:
-        """Wait for queued device work (for honest timings)."""
+    def synchronize(self, *arrays) -> None:
+        """Wait until queued work, and ``arrays`` in particular, is done (honest timings):
+        torch on CUDA and jax everywhere dispatch asynchronously."""
         if self.name == "torch" and self.device == "cuda":
             self.module.cuda.synchronize()
+        if self.name == "jax":
+            for array in arrays:
+                array.block_until_ready()
 
     @property
     def label(self) -> str:
         return f"{self.name}-{self.device}"
+
+    @property
+    def library(self):
+        """The top-level library (numpy, torch or jax), for its transforms: ``torch.func``,
+        ``jax.vmap`` / ``jax.jacfwd`` (``module`` is ``jax.numpy`` for jax)."""
+        if self.name == "jax":
+            import jax
+            return jax
+        return self.module
 
 
 @functools.lru_cache(maxsize=None)

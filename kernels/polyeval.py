@@ -63,12 +63,27 @@ class CompiledFamily:
         return out
 
     # -- evaluation --------------------------------------------------------------------
-    def _monomial_values(self, points, backend: Backend, prime: int | None):
+    #: Rows of a batch evaluated at once: keeps the (rows, M) monomial table near 256 MB.
+    TABLE_ENTRIES = 2**25
+
+    def _on(self, backend: Backend, prime: int | None):
+        """(monomial index, coefficients, |coefficients|) on ``backend``, built once each."""
+        cache = self.__dict__.setdefault("_backend_cache", {})
+        key = (backend.label, prime)
+        if key not in cache:
+            index = backend.asarray(self.monomials, dtype="int64")
+            if prime:
+                cache[key] = (index, backend.asarray(self.coefficient_matrix_mod_p(prime), "int64"), None)
+            else:
+                coeffs = self.coefficient_matrix_float()
+                cache[key] = (index, backend.asarray(coeffs), backend.asarray(np.abs(coeffs)))
+        return cache[key]
+
+    def _monomial_values(self, points, backend: Backend, prime: int | None, index):
         """(B, M) monomial values; ``points`` has shape (B, N) on ``backend``."""
         batch = points.shape[0]
         ones = backend.asarray(np.ones((batch, 1)), dtype="int64" if prime else "float64")
         padded = backend.concat([points, ones], axis=1)
-        index = backend.asarray(self.monomials, dtype="int64")
         table = padded[:, index[:, 0]]
         for k in range(1, self.monomials.shape[1]):
             table = table * padded[:, index[:, k]]
@@ -76,12 +91,17 @@ class CompiledFamily:
                 table = backend.remainder(table, prime)
         return table
 
-    def evaluate_mod_p(self, points: np.ndarray, prime: int, backend: Backend | None = None):
+    def _row_chunks(self, batch: int):
+        rows = max(1, self.TABLE_ENTRIES // max(self.n_monomials, 1))
+        return [slice(start, min(start + rows, batch)) for start in range(0, batch, rows)] or [slice(0, 0)]
+
+    def evaluate_mod_p(self, points, prime: int, backend: Backend | None = None):
         """Values mod p, shape=[B, P], for int64 residues ``points`` of shape [B, N]."""
         backend = backend or get_backend("numpy")
-        table = self._monomial_values(points, backend, prime)
-        coeffs = backend.asarray(self.coefficient_matrix_mod_p(prime), dtype="int64")
-        return matmul_mod_p(table, coeffs, prime)
+        index, coeffs, _ = self._on(backend, prime)
+        parts = [matmul_mod_p(self._monomial_values(points[rows], backend, prime, index), coeffs, prime)
+                 for rows in self._row_chunks(points.shape[0])]
+        return parts[0] if len(parts) == 1 else backend.concat(parts, axis=0)
 
     def evaluate_float(self, points, backend: Backend | None = None):
         """(values, scales), each shape=[B, P]: the polynomial values and sum |coefficient x monomial|.
@@ -90,11 +110,15 @@ class CompiledFamily:
         near machine precision means the terms cancelled to rounding error.
         """
         backend = backend or get_backend("numpy")
-        table = self._monomial_values(points, backend, None)
-        coeffs = self.coefficient_matrix_float()
-        values = table @ backend.asarray(coeffs)
-        scales = backend.abs(table) @ backend.asarray(np.abs(coeffs))
-        return values, scales
+        index, coeffs, magnitudes = self._on(backend, None)
+        values, scales = [], []
+        for rows in self._row_chunks(points.shape[0]):
+            table = self._monomial_values(points[rows], backend, None, index)
+            values.append(table @ coeffs)
+            scales.append(backend.abs(table) @ magnitudes)
+        if len(values) == 1:
+            return values[0], scales[0]
+        return backend.concat(values, axis=0), backend.concat(scales, axis=0)
 
 
 def compile_polynomials(polynomials, variable_index: dict) -> CompiledFamily:

@@ -62,12 +62,13 @@ def nullspace_mod_p(matrix: np.ndarray, prime: int) -> np.ndarray:
     return entries.T.copy()
 
 
-def matmul_mod_p(left: np.ndarray, right: np.ndarray, prime: int, backend=None):
+def matmul_mod_p(left, right, prime: int):
     """``left @ right mod p`` for int64 residues < 2^31 without int64 overflow.
 
     Each left entry is split into 16-bit limbs, so every partial product is < 2^47 and a
-    sum of up to 2^16 of them stays below 2^63.  Works on NumPy and torch int64 arrays;
-    longer inner dimensions are processed in chunks of 2^16.
+    sum of up to 2^16 of them stays below 2^63.  Works on NumPy and torch int64 arrays,
+    batched (stacks of matrices broadcast as in ``@``); longer inner dimensions are
+    processed in chunks of 2^16.
     """
     if prime >= 2**31:
         raise BadInput(f"exact int64 evaluation needs a prime below 2^31; got {prime}")
@@ -76,7 +77,7 @@ def matmul_mod_p(left: np.ndarray, right: np.ndarray, prime: int, backend=None):
     total = None
     for start in range(0, max(inner, 1), chunk):
         lo_part = left[..., start:start + chunk]
-        r = right[start:start + chunk]
+        r = right[..., start:start + chunk, :] if right.ndim > 1 else right[start:start + chunk]
         low = lo_part % 65536
         high = lo_part // 65536
         part = ((high @ r) % prime * 65536 + (low @ r) % prime) % prime

@@ -20,6 +20,7 @@ import numpy as np
 
 from kernels.backend import get_backend
 from kernels.claim import CheckContext
+from kernels.errors import BadInput
 from kernels.polyeval import CompiledFamily, compile_polynomials
 from kernels.sampling import DEFAULT_PRIME
 from kernels.verdict import Verdict, consistent, proved, refuted, verified
@@ -120,14 +121,27 @@ def prove_family(members, coords: CoordinateSystem, a: int, context: CheckContex
                   "terms_after": 0, "coordinates": len(coords)})
 
 
+def exact_backend(context: CheckContext):
+    """Exact int64 evaluation runs on NumPy (cpu) or torch (cpu or cuda)."""
+    if context.backend == "jax":
+        raise BadInput("exact mod-p evaluation runs on --backend numpy or torch; "
+                       "jax is for --method numeric")
+    return get_backend(context.backend, context.device)
+
+
 def verify_family_exact(members, coords: CoordinateSystem, a: int, context: CheckContext,
                         prime: int = DEFAULT_PRIME) -> Verdict:
-    """Evaluate every member at N random points of F_p^{weights}."""
+    """Evaluate every member at N random points of F_p^{weights}.
+
+    The points come from NumPy's seeded sampler and are moved to the backend, so the same
+    seed gives the same points, and the same verdict, on numpy and torch.
+    """
+    backend = exact_backend(context)
     compiled = compile_family(members, coords)
     points = context.samples or DEFAULT_EXACT_POINTS
     weights = sample_weights_mod_p(context.sampler, points, coords.d, coords.dprime, a, prime)
-    y = Parametrization(coords).evaluate_mod_p(weights)
-    values = compiled.evaluate_mod_p(y, prime)
+    y = Parametrization(coords).evaluate_mod_p(weights, backend)
+    values = backend.to_numpy(compiled.evaluate_mod_p(y, prime, backend))
     degree = max(compiled.degrees, default=0) * weight_degree(coords.d, a)
     bad = np.argwhere(values != 0)
     if bad.size:

@@ -118,18 +118,23 @@ class Parametrization:
         return [(p1, p2, b) for p1, p2 in distinct_permutations(label.multiset)]
 
     # -- exact and floating evaluation -------------------------------------------------
-    def unscaled_mod_p(self, weights: WeightBatch) -> np.ndarray:
-        """The standard coefficients c (ADM Prop 6) mod p, shape=[B, N]."""
+    def unscaled_mod_p(self, weights: WeightBatch, backend: Backend | None = None):
+        """The standard coefficients c (ADM Prop 6) mod p, shape=[B, N], on ``backend``
+        (NumPy by default; torch for int64 on a GPU)."""
+        be = backend or get_backend("numpy")
         p = weights.prime
-        v = weights.V[:, self.out_row[:, None], self.p1]       # [B, N, 6]
-        a = weights.A[:, self.p2, self.p3]                      # [B, N, 6]
-        return (v * a % p * self.mask).sum(axis=2) % p
+        A, V = be.asarray(weights.A, "int64"), be.asarray(weights.V, "int64")
+        p1, p2, p3, mask = (be.asarray(x, "int64") for x in (self.p1, self.p2, self.p3, self.mask))
+        v = V[:, be.asarray(self.out_row[:, None], "int64"), p1]   # [B, N, 6]
+        a = A[:, p2, p3]                                            # [B, N, 6]
+        return be.remainder(be.sum(be.remainder(v * a, p) * mask, axis=2), p)
 
-    def evaluate_mod_p(self, weights: WeightBatch) -> np.ndarray:
-        """y = mu(W) mod p, shape=[B, N]."""
+    def evaluate_mod_p(self, weights: WeightBatch, backend: Backend | None = None):
+        """y = mu(W) mod p, shape=[B, N], on ``backend`` (NumPy by default)."""
+        be = backend or get_backend("numpy")
         p = weights.prime
-        inverse = np.array([pow(int(o), -1, p) for o in self.orbit], dtype=np.int64)
-        return self.unscaled_mod_p(weights) * inverse % p
+        inverse = be.asarray([pow(int(o), -1, p) for o in self.orbit], "int64")
+        return be.remainder(self.unscaled_mod_p(weights, be) * inverse, p)
 
     def evaluate_float(self, A, V, backend: Backend | None = None):
         """y = mu(W) in floating point; A, V are arrays of ``backend`` with shapes [B,d,d], [B,d',d]."""
