@@ -23,8 +23,20 @@ DEFAULT_SUPPORT_POINTS = 3
 DEFAULT_IDENTITY_POINTS = 6
 
 
-def _validate(params):
-    require(params, "d", "t")
+class ExpansionClaim(Claim):
+    """A claim checked against the expansion of phi_W: symbolic while it is small, then
+    exact (``symbolic_limit`` = the largest (d, t) expanded with generic weights by auto)."""
+
+    params = EXPANSION_PARAMS
+    methods = ("symbolic", "exact")
+    symbolic_limit = (4, 3)
+
+    def validate(self, params):
+        require(params, "d", "t")
+
+    def auto_method(self, params):
+        d_max, t_max = self.symbolic_limit
+        return "symbolic" if params["d"] <= d_max and params["t"] <= t_max else "exact"
 
 
 def _support(d: int, t: int, dprime: int, method: str, context: CheckContext):
@@ -44,7 +56,7 @@ def _support(d: int, t: int, dprime: int, method: str, context: CheckContext):
     return support, points, [weights.point(b) for b in range(points)]
 
 
-class MonomialCountClaim(Claim):
+class MonomialCountClaim(ExpansionClaim):
     """ADM Prop 3 and Prop 5.
 
     Prop 3: the monomial support M_{i,j} of phi_W(X)[i,j] is the same for every row i and
@@ -61,16 +73,9 @@ class MonomialCountClaim(Claim):
     statement = ("Supports agree across output rows and are disjoint across columns; one output "
                  "coordinate has d(d+1)(3dt-2d+2)/6 monomials and the whole output "
                  "N_phi(d,t) = dt(d+1)(3dt-2d+2)/6.")
-    params = EXPANSION_PARAMS
-    methods = ("symbolic", "exact")
     examples = ({"d": 2, "t": 2}, {"d": 3, "t": 2, "dprime": 2},
                 {"d": 6, "t": 4, "method": "exact"})
-
-    def validate(self, params):
-        _validate(params)
-
-    def auto_method(self, params):
-        return "symbolic" if params["d"] <= 6 and params["t"] <= 4 else "exact"
+    symbolic_limit = (6, 4)
 
     def _check(self, method, params, context):
         d, t, dprime = params["d"], params["t"], params["dprime"]
@@ -145,7 +150,7 @@ class MonomialCountClaim(Claim):
                 f"whole output: N_phi({d},{t}) = {data['N_phi']}")
 
 
-class CoefficientsClaim(Claim):
+class CoefficientsClaim(ExpansionClaim):
     """ADM Prop 2 and Prop 6 with the scaling of eq (3).
 
     Prop 6: c_j(K) = sum_{(p1,p2,p3) in Perm K} a_{p2p3} v_{ip1} and
@@ -163,16 +168,8 @@ class CoefficientsClaim(Claim):
     source = "ADM Prop 2, Prop 6, eq (3)"
     statement = ("The coefficient of each monomial of phi_W(X)[i,j] is given by Prop 6, and the "
                  "scaled coordinate is that coefficient divided by the orbit size |Perm|.")
-    params = EXPANSION_PARAMS
-    methods = ("symbolic", "exact")
     examples = ({"d": 2, "t": 2}, {"d": 3, "t": 2, "dprime": 2},
                 {"d": 5, "t": 3, "method": "exact"})
-
-    def validate(self, params):
-        _validate(params)
-
-    def auto_method(self, params):
-        return "symbolic" if params["d"] <= 4 and params["t"] <= 3 else "exact"
 
     def check_symbolic(self, params, context):
         d, t, dprime = params["d"], params["t"], params["dprime"]
