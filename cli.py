@@ -122,8 +122,9 @@ def list_claims(source, as_json):
         click.echo(json.dumps([c.describe() for c in claims], indent=1))
         return 0
     width = max((len(c.id) for c in claims), default=10)
+    source_width = max((len(c.source) for c in claims), default=10)
     for claim in claims:
-        click.echo(f"{claim.id:<{width}}  {claim.source:<28}  {claim.statement}")
+        click.echo(f"{claim.id:<{width}}  {claim.source:<{source_width}}  {claim.statement}")
     return 0
 
 
@@ -219,6 +220,86 @@ def check_certificates(directory, as_json):
                 click.echo(f"        {problem}")
         click.echo(f"{len(results) - len(failed)} of {len(results)} certificates check out")
     return 1 if failed else 0
+
+
+@cli.command("ideal")
+@click.option("--d", "d", type=int, required=True, help="embedding dimension d")
+@click.option("--t", "t", type=int, required=True, help="sequence length t")
+@click.option("--a", "a", type=int, default=None, help="attention dimension: rank A <= a (default d)")
+@click.option("--dprime", type=int, default=1, show_default=True, help="output dimension d'")
+@click.option("--col", type=int, default=1, show_default=True, help="target column j")
+@click.option("--max-degree", type=int, default=4, show_default=True, help="largest degree K")
+@click.option("--families", default="all", show_default=True,
+              help="family claims to attribute: all, none, or a comma list of ids")
+@click.option("--prime", type=int, default=None, help="the prime p < 2^31 (default 2^31 - 1)")
+@click.option("--seed", type=int, default=0, show_default=True, help="random seed")
+@click.option("--m2", "m2_path", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="write a basis of each J_k (modulo J_1) in Macaulay2 syntax to FILE")
+@click.option("--json", "as_json", is_flag=True, help="print the table as JSON")
+def ideal(d, t, a, dprime, col, max_degree, families, prime, seed, m2_path, as_json):
+    """The vanishing ideal of one output coordinate's attention variety, degree by degree
+    (ADM Def 8): dim J_k, minimal generators, family attribution, HMK Cor 3.3."""
+    from lightning_alg.ideal import compute_ideal, render_report
+    from lightning_alg.ideal_export import export_m2
+
+    context = _context(seed, None, "numpy", "cpu", as_json)
+    report, engine = compute_ideal(d, t, a, dprime, col, max_degree, families, prime, seed,
+                                   context, keep=bool(m2_path))
+    if m2_path:
+        report.export = export_m2(engine, max_degree, m2_path)
+    if as_json:
+        click.echo(json.dumps(report.to_json(), indent=1, default=str))
+    else:
+        click.echo(render_report(report))
+    return 0
+
+
+@cli.command()
+@click.option("--layers", default=None, metavar="L", help="number of layers l (default: from --d / --a)")
+@click.option("--d", "d", default=None, metavar="D0,...,DL", help="dimensions d_0..d_l, or one integer")
+@click.option("--a", "a", default=None, metavar="A1,...,AL", help="attention dimensions, or one integer")
+@click.option("--t", "t", default=None, metavar="T", help="sequence length t")
+@click.option("--dprime", default=None, metavar="D'", help="d_l when --d is one integer")
+@click.option("--softmax", is_flag=True, help="softmax attention (HMK eq 15; float64 rank)")
+@click.option("--figure3", is_flag=True, help="HMK Figure 3 (l=2, t=3, a=2, delta=3..10) as a PNG")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="directory for --figure3's hmk_figure3.png")
+@_check_options
+def dimension(layers, d, a, t, dprime, softmax, figure3, out_dir, method, backend, device,
+              samples, seed, as_json):
+    """Neuromanifold dimension (HMK): parameter count, formula, measured Jacobian rank, verdict."""
+    from lightning_alg.claims.hmk import dimension_lines, dimension_report, run_dimension
+    from lightning_alg.hmk_figure3 import figure3_rows, plot_figure3, rows_are_right
+
+    context = _context(seed, samples, backend, device, as_json)
+    if figure3:
+        if out_dir is None:
+            raise BadInput("--figure3 needs --out DIR")
+        rows = figure3_rows(context)
+        path = plot_figure3(rows, Path(out_dir))
+        if as_json:
+            click.echo(json.dumps({"figure": str(path), "right": rows_are_right(rows),
+                                   "rows": rows}, indent=1))
+        else:
+            click.echo("delta  params  softmax: rank eq16   lightning: rank corrected eq14-printed")
+            for r in rows:
+                click.echo(f"{r['delta']:>5}  {r['parameters']:>6}  {r['softmax_measured']:>13} "
+                           f"{r['softmax_eq16']:>4}   {r['lightning_measured']:>15} "
+                           f"{r['lightning_corrected']:>9} {r['lightning_eq14_printed']:>12}")
+            click.echo(f"every point certified and as the mathematics says: {rows_are_right(rows)}")
+            click.echo(f"figure: {path}")
+        return 0
+    raw = {"layers": layers, "d": d, "a": a, "t": t, "dprime": dprime}
+    verdict = run_dimension(raw, softmax, method, context)
+    if verdict.status.value == "not-applicable":
+        raise BadInput(f"not-applicable: {verdict.summary}")
+    report = dimension_report(verdict)
+    if as_json:
+        click.echo(json.dumps(report, indent=1, default=str))
+    else:
+        for line in dimension_lines(report):
+            click.echo(line)
+    return verdict.exit_code
 
 
 def main(argv=None) -> None:

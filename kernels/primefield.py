@@ -10,7 +10,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-from flint import nmod_mat
+from flint import fmpz_mat, nmod_mat
 
 from kernels.errors import BadInput
 
@@ -37,9 +37,11 @@ def _numerator_denominator(value) -> tuple[int, int]:
 
 def to_nmod_mat(matrix: np.ndarray, prime: int) -> nmod_mat:
     """An int64 matrix of residues as a FLINT nmod_mat."""
-    rows, cols = matrix.shape
-    flat = np.remainder(np.asarray(matrix, dtype=np.int64), prime).ravel().tolist()
-    return nmod_mat(rows, cols, flat, prime)
+    reduced = np.remainder(np.asarray(matrix, dtype=np.int64), prime)
+    if reduced.size == 0:
+        return nmod_mat(*reduced.shape, prime)
+    # through fmpz_mat from nested lists: about twice as fast as nmod_mat from a flat list
+    return nmod_mat(fmpz_mat(reduced.tolist()), prime)
 
 
 def rank_mod_p(matrix: np.ndarray, prime: int) -> int:

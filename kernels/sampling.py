@@ -25,12 +25,16 @@ class Sampler:
 
     def __init__(self, seed: int = 0):
         self.seed = int(seed)
+        self._path: tuple[int, ...] = ()
         self._rng = np.random.Generator(np.random.PCG64(self.seed))
 
     def spawn(self, key: int) -> "Sampler":
+        """The child stream ``key``; children of children are distinct from other children
+        (the entropy is the whole path seed, key1, key2, ...)."""
         child = Sampler.__new__(Sampler)
         child.seed = self.seed
-        child._rng = np.random.Generator(np.random.PCG64([self.seed, int(key)]))
+        child._path = self._path + (int(key),)
+        child._rng = np.random.Generator(np.random.PCG64([self.seed, *child._path]))
         return child
 
     def floats(self, shape, scale: float = 1.0) -> np.ndarray:

@@ -18,6 +18,8 @@ def test_sampler_is_reproducible_and_streams_are_independent():
     a, b = Sampler(5), Sampler(5)
     assert np.array_equal(a.prime_field((3, 4)), b.prime_field((3, 4)))
     assert not np.array_equal(Sampler(5).spawn(1).floats(4), Sampler(5).spawn(2).floats(4))
+    assert not np.array_equal(Sampler(5).spawn(1).spawn(2).floats(4), Sampler(5).spawn(2).floats(4))
+    assert np.array_equal(Sampler(5).spawn(1).spawn(2).floats(4), Sampler(5).spawn(1).spawn(2).floats(4))
     field = Sampler(1).prime_field(1000, 97)
     assert field.min() >= 0 and field.max() < 97
     q = Sampler(2).rationals((2, 2), bound=3)

@@ -1,0 +1,312 @@
+"""The Riemannian engine: metric -> Christoffel symbols -> Riemann tensor -> Ricci, scalar,
+sectional and Gaussian curvature, symbolic (SymPy) and numeric (``kernels.curvature``).
+
+Symbolic functions are named for the object they return, after ``sympy.diffgeom``
+(``metric_to_Christoffel_2nd``), and use its index conventions:
+
+* ``metric_to_christoffel_1st``: Gamma_{k,ij} = (d_i g_jk + d_j g_ik - d_k g_ij) / 2, index [k, i, j];
+* ``metric_to_christoffel_2nd``: Gamma^k_ij = g^{kl} Gamma_{l,ij}, index [k, i, j];
+* ``metric_to_riemann_components``: R^r_smn = d_m Gamma^r_ns - d_n Gamma^r_ms
+  + Gamma^r_ml Gamma^l_ns - Gamma^r_nl Gamma^l_ms, index [r, s, m, n] (GEC A.1.1's formula);
+* ``metric_to_riemann_lowered``: R_asmn = g_ar R^r_smn, so R_0101 = K det g on a surface;
+* ``metric_to_ricci_components``: Ric_sn = R^r_srn; ``metric_to_scalar_curvature``: g^sn Ric_sn.
+
+The metric comes either as a matrix or from an immersion phi -> mu(phi) in R^D with the
+Fisher–Rao metric of N(mu, Sigma), Sigma constant: g = J^T Sigma^{-1} J (GEC §2.1).
+
+Numerically, :class:`Immersion` and :class:`MetricField` hold a map written once in
+:mod:`geometry_proofs.ops`; on torch / jax its jet comes from autodiff, on NumPy from this
+engine's symbolic derivatives lambdified once, and ``kernels.curvature`` does the rest
+(Gauss equation for immersions, Christoffel route for metrics).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+import sympy
+
+from geometry_proofs.ops import ArrayOps, SymbolicOps
+from kernels import curvature as numeric
+from kernels.backend import Backend
+from kernels.errors import BadInput
+
+Simplifier = Callable[[sympy.Expr], sympy.Expr]
+
+_RECIPROCALS = {
+    sympy.tan: lambda x: sympy.sin(x) / sympy.cos(x), sympy.cot: lambda x: sympy.cos(x) / sympy.sin(x),
+    sympy.sec: lambda x: 1 / sympy.cos(x), sympy.csc: lambda x: 1 / sympy.sin(x),
+    sympy.tanh: lambda x: sympy.sinh(x) / sympy.cosh(x),
+    sympy.coth: lambda x: sympy.cosh(x) / sympy.sinh(x),
+    sympy.sech: lambda x: 1 / sympy.cosh(x), sympy.csch: lambda x: 1 / sympy.sinh(x),
+}
+
+
+def cancel_trig(expr) -> sympy.Expr:
+    """A canonical rational form that decides zero for rational functions of the coordinates,
+    of exp / log terms, and of sin, cos, sinh, cosh.
+
+    tan, sec, ... become quotients of sin and cos; multiple angles are expanded; then
+    sin(x), cos(x) (sinh(x), cosh(x)) become variables s, c and numerator and denominator
+    are reduced modulo s^2 + c^2 - 1 (c^2 - s^2 - 1), a Groebner basis (the leading terms
+    s^2 are pairwise coprime), so the numerator reduces to 0 exactly when the expression
+    vanishes identically (for algebraically independent angles).  ``sympy.simplify`` is
+    neither a decision procedure nor fast enough for curvature tensors.
+    """
+    expr = sympy.sympify(expr)
+    for function, replacement in _RECIPROCALS.items():
+        expr = expr.replace(function, replacement)
+    expr = sympy.expand_trig(expr)
+    substitutions, relations, generators = {}, [], []
+    for sine, cosine, sign in ((sympy.sin, sympy.cos, 1), (sympy.sinh, sympy.cosh, -1)):
+        angles = sorted({a.args[0] for a in expr.atoms(sine, cosine)}, key=sympy.default_sort_key)
+        for angle in angles:
+            s, c = sympy.Dummy("s"), sympy.Dummy("c")
+            substitutions[sine(angle)], substitutions[cosine(angle)] = s, c
+            relations.append(c ** 2 + sign * s ** 2 - 1)
+            generators += [s, c]
+    numerator, denominator = sympy.fraction(sympy.cancel(expr.xreplace(substitutions)))
+    if relations:
+        reduce = lambda p: sympy.reduced(sympy.expand(p), relations, *generators, order="lex")[1]
+        numerator, denominator = reduce(numerator), reduce(denominator)
+    if numerator == 0:
+        return sympy.S.Zero
+    back = {v: k for k, v in substitutions.items()}
+    return sympy.cancel(numerator / denominator).xreplace(back)
+
+
+def coordinates(dim: int, name: str = "phi") -> tuple[sympy.Symbol, ...]:
+    """Real coordinate symbols phi_1, ..., phi_d."""
+    if dim < 1:
+        raise BadInput(f"the dimension must be positive; got {dim}")
+    return tuple(sympy.Symbol(f"{name}_{i + 1}", real=True) for i in range(dim))
+
+
+def fisher_rao_metric(mean, coords, covariance=None, simplify: Simplifier = cancel_trig):
+    """g_ij = d_i mu^T Sigma^{-1} d_j mu, the Fisher–Rao metric of N(mu(phi), Sigma) for a
+    constant covariance Sigma (identity when None), GEC §2.1; a d x d SymPy Matrix.
+    ``mean`` is simplified first (a gated output sigma(logit(z)) becomes z)."""
+    mean = sympy.Matrix(mean).applyfunc(simplify)
+    jac = mean.jacobian(list(coords))
+    precision = sympy.eye(mean.rows) if covariance is None else sympy.Matrix(covariance).inv()
+    return (jac.T * precision * jac).applyfunc(simplify)
+
+
+@dataclass(frozen=True, eq=False)
+class _Chain:
+    metric: sympy.ImmutableMatrix
+    simplify: Simplifier
+    christoffel_1st: sympy.Array
+    christoffel_2nd: sympy.Array
+    riemann: sympy.Array
+    riemann_lowered: sympy.Array
+
+    @functools.cached_property
+    def inverse(self) -> sympy.Matrix:
+        return self.metric.inv().applyfunc(self.simplify)
+
+
+@functools.lru_cache(maxsize=64)
+def _chain(metric: sympy.ImmutableMatrix, coords: tuple, simplify: Simplifier) -> _Chain:
+    d = len(coords)
+    if metric.shape != (d, d):
+        raise BadInput(f"a metric in {d} coordinates is {d}x{d}; got {metric.shape}")
+    if metric != metric.T:
+        raise BadInput("the metric must be symmetric")
+    dg = [[[sympy.diff(metric[i, j], coords[k]) for k in range(d)] for j in range(d)]
+          for i in range(d)]
+    first = [[[simplify((dg[j][k][i] + dg[i][k][j] - dg[i][j][k]) / 2) for j in range(d)]
+              for i in range(d)] for k in range(d)]
+    chain = _Chain(metric, simplify, sympy.Array(first), None, None, None)
+    if all(x == 0 for x in chain.christoffel_1st):
+        # a constant metric: Gamma^k_ij = g^{kl} Gamma_{l,ij} = 0 without inverting g
+        zero = lambda *shape: sympy.Array(sympy.MutableDenseNDimArray.zeros(*shape))
+        return _Chain(metric, simplify, chain.christoffel_1st, zero(d, d, d), zero(d, d, d, d),
+                      zero(d, d, d, d))
+    inverse = chain.inverse
+    second = [[[simplify(sum(inverse[k, l] * first[l][i][j] for l in range(d)))
+                for j in range(d)] for i in range(d)] for k in range(d)]
+    upper = [[[[simplify(sympy.diff(second[r][n][s], coords[m]) - sympy.diff(second[r][m][s], coords[n])
+                         + sum(second[r][m][l] * second[l][n][s] - second[r][n][l] * second[l][m][s]
+                               for l in range(d)))
+                for n in range(d)] for m in range(d)] for s in range(d)] for r in range(d)]
+    lowered = [[[[simplify(sum(metric[a, r] * upper[r][s][m][n] for r in range(d)))
+                  for n in range(d)] for m in range(d)] for s in range(d)] for a in range(d)]
+    return _Chain(metric, simplify, sympy.Array(first), sympy.Array(second), sympy.Array(upper),
+                  sympy.Array(lowered))
+
+
+def _chain_of(metric, coords, simplify) -> _Chain:
+    return _chain(sympy.ImmutableMatrix(metric), tuple(coords), simplify)
+
+
+def metric_to_christoffel_1st(metric, coords, simplify: Simplifier = cancel_trig) -> sympy.Array:
+    """Gamma_{k,ij} = (d_i g_jk + d_j g_ik - d_k g_ij) / 2, shape=[d, d, d], index [k, i, j]."""
+    return _chain_of(metric, coords, simplify).christoffel_1st
+
+
+def metric_to_christoffel_2nd(metric, coords, simplify: Simplifier = cancel_trig) -> sympy.Array:
+    """Gamma^k_ij = g^{kl} Gamma_{l,ij}, shape=[d, d, d], index [k, i, j]."""
+    return _chain_of(metric, coords, simplify).christoffel_2nd
+
+
+def metric_to_riemann_components(metric, coords, simplify: Simplifier = cancel_trig) -> sympy.Array:
+    """R^r_smn, shape=[d, d, d, d], index [r, s, m, n] (GEC A.1.1, sympy.diffgeom)."""
+    return _chain_of(metric, coords, simplify).riemann
+
+
+def metric_to_riemann_lowered(metric, coords, simplify: Simplifier = cancel_trig) -> sympy.Array:
+    """R_asmn = g_ar R^r_smn; on a surface R_0101 = K det g."""
+    return _chain_of(metric, coords, simplify).riemann_lowered
+
+
+def metric_to_ricci_components(metric, coords, simplify: Simplifier = cancel_trig) -> sympy.Matrix:
+    """Ric_sn = R^r_srn (contraction of the upper index with the third)."""
+    riemann = metric_to_riemann_components(metric, coords, simplify)
+    d = len(coords)
+    return sympy.Matrix(d, d, lambda s, n: simplify(sum(riemann[r, s, r, n] for r in range(d))))
+
+
+def metric_to_scalar_curvature(metric, coords, simplify: Simplifier = cancel_trig) -> sympy.Expr:
+    """g^{sn} Ric_sn (2K on a surface)."""
+    inverse = _chain_of(metric, coords, simplify).inverse
+    ricci = metric_to_ricci_components(metric, coords, simplify)
+    d = len(coords)
+    return simplify(sum(inverse[s, n] * ricci[s, n] for s in range(d) for n in range(d)))
+
+
+def sectional_curvature(metric, coords, X, Y, simplify: Simplifier = cancel_trig) -> sympy.Expr:
+    """K(X, Y) = R_abcd X^a Y^b X^c Y^d / (g(X,X) g(Y,Y) - g(X,Y)^2) for the plane span{X, Y}."""
+    lowered = metric_to_riemann_lowered(metric, coords, simplify)
+    d = len(coords)
+    g = sympy.Matrix(metric)
+    X, Y = sympy.Matrix(X), sympy.Matrix(Y)
+    numerator = sum(lowered[a, b, c, e] * X[a] * Y[b] * X[c] * Y[e]
+                    for a in range(d) for b in range(d) for c in range(d) for e in range(d))
+    area = (X.T * g * X)[0] * (Y.T * g * Y)[0] - (X.T * g * Y)[0] ** 2
+    return simplify(numerator / area)
+
+
+def gaussian_curvature(metric, coords, simplify: Simplifier = cancel_trig) -> sympy.Expr:
+    """K = R_0101 / det g for a surface (d = 2)."""
+    if len(coords) != 2:
+        raise BadInput(f"Gaussian curvature needs a surface (2 coordinates); got {len(coords)}")
+    lowered = metric_to_riemann_lowered(metric, coords, simplify)
+    return simplify(lowered[0, 1, 0, 1] / sympy.Matrix(metric).det())
+
+
+def _lambdify_batched(expressions: list, coords: tuple) -> Callable[[np.ndarray], np.ndarray]:
+    """points [B, d] -> values [B, len(expressions)], lambdified once (constants broadcast)."""
+    compiled = sympy.lambdify(coords, expressions, modules="numpy")
+
+    def evaluate(points: np.ndarray) -> np.ndarray:
+        columns = compiled(*np.moveaxis(np.asarray(points, dtype=float), -1, 0))
+        batch = points.shape[:-1]
+        return np.stack([np.broadcast_to(np.asarray(c, dtype=float), batch) for c in columns],
+                        axis=-1)
+
+    return evaluate
+
+
+def _points_on(points, backend: Backend):
+    points = np.asarray(points, dtype=float)
+    if points.ndim != 2:
+        raise BadInput(f"points must have shape [B, d]; got {points.shape}")
+    return backend.asarray(points)
+
+
+@dataclass(frozen=True, eq=False)
+class Immersion:
+    """phi -> mu(phi) in R^D, written once as ``function(phi, ops)`` (see geometry_proofs.ops),
+    with the Fisher–Rao metric of N(mu, Sigma) for a constant ``covariance`` (None: I_D)."""
+
+    name: str
+    dim: int
+    function: Callable[[Any, Any], Any]
+    covariance: Any = None
+
+    @functools.cached_property
+    def coords(self) -> tuple[sympy.Symbol, ...]:
+        return coordinates(self.dim)
+
+    @functools.cached_property
+    def mean(self) -> sympy.Matrix:
+        """mu(phi) as a SymPy column."""
+        phi = np.array(self.coords, dtype=object)
+        return sympy.Matrix(list(np.asarray(self.function(phi, SymbolicOps())).reshape(-1)))
+
+    def metric(self, simplify: Simplifier = cancel_trig) -> sympy.Matrix:
+        covariance = None if self.covariance is None else SymbolicOps().const(self.covariance)
+        return fisher_rao_metric(self.mean, self.coords,
+                                 None if covariance is None else sympy.Matrix(covariance), simplify)
+
+    @functools.cached_property
+    def _numpy_jet(self):
+        jac = self.mean.jacobian(list(self.coords))
+        hess = [sympy.diff(jac[a, i], x) for a in range(jac.rows) for i in range(self.dim)
+                for x in self.coords]
+        return (_lambdify_batched(list(self.mean), self.coords),
+                _lambdify_batched(list(jac), self.coords),
+                _lambdify_batched(hess, self.coords), jac.rows)
+
+    def jet(self, points, backend: Backend):
+        """(values [B, D], jac [B, D, d], hess [B, D, d, d]) on ``backend``."""
+        pts = _points_on(points, backend)
+        if pts.shape[-1] != self.dim:
+            raise BadInput(f"{self.name} takes points with {self.dim} coordinates; got {pts.shape[-1]}")
+        if backend.name != "numpy":
+            ops = ArrayOps(backend)
+            return numeric.autodiff_jet(lambda p: self.function(p, ops).reshape(-1), pts, backend)
+        values, jac, hess, rows = self._numpy_jet
+        batch, d = pts.shape
+        return (values(pts), jac(pts).reshape(batch, rows, d), hess(pts).reshape(batch, rows, d, d))
+
+    def precision(self, backend: Backend):
+        if self.covariance is None:
+            return None
+        return backend.asarray(np.linalg.inv(np.asarray(self.covariance, dtype=float)))
+
+    def curvature(self, points, backend: Backend) -> numeric.Curvature:
+        """Numeric curvature at the rows of ``points`` (Gauss equation, kernels.curvature)."""
+        _, jac, hess = self.jet(points, backend)
+        return numeric.immersion_curvature_from_jet(jac, hess, backend, self.precision(backend))
+
+
+@dataclass(frozen=True, eq=False)
+class MetricField:
+    """phi -> g(phi), written once as ``function(phi, ops)`` returning a d x d array."""
+
+    name: str
+    dim: int
+    function: Callable[[Any, Any], Any]
+
+    @functools.cached_property
+    def coords(self) -> tuple[sympy.Symbol, ...]:
+        return coordinates(self.dim)
+
+    def metric(self, simplify: Simplifier = cancel_trig) -> sympy.Matrix:
+        phi = np.array(self.coords, dtype=object)
+        return sympy.Matrix(np.asarray(self.function(phi, SymbolicOps()))).applyfunc(simplify)
+
+    @functools.cached_property
+    def _numpy_jet(self):
+        g = self.metric(lambda e: e)
+        flat = list(g)
+        first = [sympy.diff(e, x) for e in flat for x in self.coords]
+        second = [sympy.diff(e, x, y) for e in flat for x in self.coords for y in self.coords]
+        return tuple(_lambdify_batched(exprs, self.coords) for exprs in (flat, first, second))
+
+    def curvature(self, points, backend: Backend) -> numeric.Curvature:
+        """Numeric curvature at the rows of ``points`` (Christoffel route, kernels.curvature)."""
+        pts = _points_on(points, backend)
+        d = self.dim
+        if backend.name != "numpy":
+            ops = ArrayOps(backend)
+            return numeric.metric_curvature(lambda p: self.function(p, ops), pts, backend)
+        g, dg, ddg = (f(pts) for f in self._numpy_jet)
+        batch = pts.shape[0]
+        return numeric.metric_curvature_from_jet(g.reshape(batch, d, d), dg.reshape(batch, d, d, d),
+                                                 ddg.reshape(batch, d, d, d, d), backend)

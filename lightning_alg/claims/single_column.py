@@ -1,0 +1,784 @@
+"""Claims on the single-column slice (ADM §4): ``lie-flattening``, ``single-column-rank``,
+``chow-111``.
+
+Each works on the single-column coordinates y_j(K) of one output coordinate (i, j)
+(any t >= 1; t = 1 has only these), through the foundation's CoordinateSystem and
+Parametrization, and decides rank statements by ranks at sampled points, never by
+expanding all minors (see :mod:`lightning_alg.invariants.determinantal`).
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import combinations
+from math import comb, factorial
+
+import flint
+import numpy as np
+from flint import nmod
+from sympy.polys.rings import ring
+
+from kernels.backend import get_backend
+from kernels.claim import CheckContext, Claim, Param
+from kernels.errors import BadInput
+from kernels.primefield import rank_mod_p
+from kernels.sampling import DEFAULT_PRIME
+from kernels.verdict import Verdict, combine, consistent, proved, refuted, verified
+from lightning_alg.claims.base import COL, D, DPRIME, ROW, render_invariants, validate_lightning
+from lightning_alg.coordinates import CoordinateSystem
+from lightning_alg.family_check import (
+    DEFAULT_EXACT_POINTS, DEFAULT_NUMERIC_POINTS, NUMERIC_TOLERANCE, prove_family)
+from lightning_alg.invariant import Invariant, ordered_terms
+from lightning_alg.invariants.chow import (
+    apply_operator, cone_dimension_split_111, cone_dimension_split_21, factor_cubic,
+    lie_rank_split_111,
+    lie_rank_split_21, operator_trace, product_coefficients, rank_one_factors,
+    split_annihilator)
+from lightning_alg.invariants.determinantal import (
+    MAX_MINOR_TERMS, LinearMatrix, format_matrix, generic_rank_exact, generic_rank_witness,
+    rank_bound_exact, rank_bound_numeric)
+from lightning_alg.invariants.lie_flattening import (
+    lie_flattening_matrix, lie_flattening_shape, sl_coordinates)
+from lightning_alg.invariants.single_column import (
+    coefficient_submatrix, cubic_coefficients, display_names, sample_slice_mod_p,
+    single_column_indices, single_column_symbols, slice_dimension_mod_p, slice_mod_p,
+    submatrix_decomposition)
+from lightning_alg.labels import multisets
+from lightning_alg.parametrization import (
+    Parametrization, WeightBatch, sample_weights_float, sample_weights_integer,
+    symbolic_weights, weight_degree)
+
+T = Param("t", "sequence length t (columns of X); the single-column slice exists for any t",
+          default=1)
+A_RANK = Param("a", "attention dimension a: rank(A) <= a (default: d, no constraint)")
+A_ONE = Param("a", "attention dimension a; ADM Cor 22 needs rank(A) = 1", default=1)
+MATRIX = Param("matrix", "show the matrix whose minors make the family instead of the "
+               "polynomials", default=False, kind="flag")
+
+#: Largest M_Lie (rows x columns) evaluated per point: about 80 MB of int64 at 6 points.
+MAX_MATRIX_ENTRIES = 2_000_000
+#: Up to this d, ``--method auto`` proves symbolically (under 6 s at d = 8).
+AUTO_SYMBOLIC_MAX_D = 8
+#: Largest estimated number of weight-ring terms (members x s! x (terms of one y)^s) that
+#: the symbolic method expands when it substitutes mu(W) into the s x s minors of N (about
+#: a second); above it the minors are checked by exact ranks at random points instead.
+SYMBOLIC_MINOR_BUDGET = 2_000_000
+#: Generic points used to measure the span of Example 19's 45 maximal minors.
+SPAN_POINTS = 80
+
+
+def lemma16_hypothesis(params, source: str) -> str | None:
+    if params["d"] < 3:
+        return (f"{source} needs d >= 3 (ADM Lemma 16: for d <= 2 M_Lie of a split cubic "
+                f"can have full rank); got d={params['d']}")
+    return None
+
+
+def slice_coordinates(params) -> CoordinateSystem:
+    return CoordinateSystem(params["d"], params["t"], params["dprime"], params["row"],
+                            params["col"])
+
+
+def _check_size(d: int) -> None:
+    rows, cols = lie_flattening_shape(d)
+    if rows * cols > MAX_MATRIX_ENTRIES:
+        raise BadInput(f"M_Lie for d={d} is {rows} x {cols} ({rows * cols:.3g} entries per "
+                       f"point); the limit is {MAX_MATRIX_ENTRIES:,}")
+
+
+def _generic_cubics_mod_p(context: CheckContext, d: int, points: int, prime: int) -> np.ndarray:
+    """Uniform points of F_p^{C(d+2,3)}: cubics not constrained to the variety."""
+    return context.sampler.spawn(23).prime_field((points, len(multisets(d, 3))), prime)
+
+
+def _numeric_points(coords, a, context):
+    """(weights, y, generic y) in float64 on the context's backend."""
+    backend = get_backend(context.backend, context.device)
+    points = context.samples or DEFAULT_NUMERIC_POINTS
+    w = sample_weights_float(context.sampler, points, coords.d, coords.dprime, a)
+    y = Parametrization(coords).evaluate_float(backend.asarray(w.A), backend.asarray(w.V), backend)
+    y = y[:, backend.asarray(single_column_indices(coords), "int64")]
+    generic = backend.asarray(context.sampler.spawn(23).floats((points, y.shape[1])))
+    return backend, w, y, generic
+
+
+def _ring_slice(coords, a):
+    """(R, A, V, y): generic weights and the single-column coordinates mu(W) in R."""
+    R, y = Parametrization(coords).symbolic(a)
+    _, A, V = symbolic_weights(coords.d, coords.dprime, a)
+    return R, A, V, [y[k] for k in single_column_indices(coords)]
+
+
+def _nmod_rows(matrix, prime):
+    return [[nmod(int(x), prime) for x in row] for row in matrix]
+
+
+def minor_invariants(lm: LinearMatrix, size: int, coords: CoordinateSystem, limit: int | None,
+                     family: str, source: str) -> list[Invariant]:
+    """The first ``limit`` nonzero size x size minors of ``lm`` as invariants, each signed
+    so that its first printed term is positive (a sign changes nothing in J, and a
+    command-line argument starting with '-' would read as an option)."""
+    symbols = single_column_symbols(coords)
+    out = []
+    for rows, cols, poly in lm.nonzero_minors(size, symbols, limit):
+        sign = -1 if ordered_terms(poly, coords)[0][0] < 0 else 1
+        out.append(Invariant(sign * poly, family, source, {
+            "rows": [lm.rows[r] for r in rows], "columns": [lm.columns[c] for c in cols],
+            "sign": sign}))
+    return out
+
+
+# ==========================================================================================
+class LieFlatteningClaim(Claim):
+    """ADM Def 15, Lemma 16, Prop 17(2), Example 19: on the single-column slice of the
+    attention variety the Lie algebra flattening M_Lie(f_T) (C(d+2,3) x (d^2 - 1), see
+    :mod:`lightning_alg.invariants.lie_flattening`) is rank-deficient, so all its maximal
+    minors lie in J (d >= 3).
+
+    * symbolic (``proved``): Lemma 16's operator D for l = v_i . x, q = x^T A x is built
+      with entries in QQ[A, V] (QQ[Q, K, V] if a < d); D(f_T) = 0 is expanded in
+      QQ[A, V][x], M_Lie(mu(W)) vec(D) = 0 in QQ[A, V], D != 0 and tr D = 0.  A nonzero
+      kernel vector over the function field makes every maximal minor the zero polynomial.
+    * exact (``verified``): rank M_Lie < d^2 - 1 at N random points over F_p; Lemma 16's D
+      (built mod p) is a kernel vector there, and at a point with q = (m . x)^2 (A = m m^T),
+      which takes the proof's case 2.
+    * numeric (``consistent``): sigma_{d^2-1}/sigma_1 of the float64 matrix.
+
+    Every method also shows the family is nontrivial: M_Lie has full rank d^2 - 1 at a
+    generic cubic.  For d = 3 it checks Example 19's further statements: the slice has
+    codimension 2, and the 45 maximal minors span a 35-dimensional space ("J is generated
+    by 35 of them; the remaining ones lie in the ideal they generate").
+    """
+
+    id = "lie-flattening"
+    source = "ADM Def 15, Lemma 16, Prop 17(2), Ex 19"
+    statement = ("On the single-column slice the Lie algebra flattening M_Lie(f_T) has rank "
+                 "< d^2 - 1, so its maximal minors lie in J (d >= 3).")
+    params = (D, T, A_RANK, DPRIME, ROW, COL)
+    methods = ("symbolic", "exact", "numeric")
+    examples = ({"d": 3},                                    # ADM Example 19
+                {"d": 4},                                    # ADM Example 21's 20 x 15 matrix
+                {"d": 4, "a": 1},
+                {"d": 3, "t": 2, "dprime": 2, "row": 2, "col": 2},
+                {"d": 8, "method": "exact"})                 # issue 3's size target
+
+    def validate(self, params):
+        validate_lightning(params)
+        _check_size(params["d"])
+
+    def hypothesis_violation(self, params):
+        return lemma16_hypothesis(params, "the Lie flattening (ADM Prop 17(2))")
+
+    def auto_method(self, params):
+        return "symbolic" if params["d"] <= AUTO_SYMBOLIC_MAX_D else "exact"
+
+    # -- common parts ------------------------------------------------------------------
+    def _nontrivial(self, d: int, context: CheckContext, prime: int = DEFAULT_PRIME) -> Verdict:
+        lm = lie_flattening_matrix(d)
+        generic = lm.evaluate_mod_p(_generic_cubics_mod_p(context, d, 1, prime), prime)[0]
+        return generic_rank_witness(generic, d * d - 1, prime=prime, what="M_Lie")
+
+    def _example19(self, coords, a, context, prime=DEFAULT_PRIME) -> list[Verdict]:
+        """ADM Example 19 (d = 3): codim 2 and the span of the 45 maximal minors."""
+        if coords.d != 3:
+            return []
+        lm = lie_flattening_matrix(3)
+        generic = lm.evaluate_mod_p(_generic_cubics_mod_p(context, 3, SPAN_POINTS, prime), prime)
+        values = np.array([[int(flint.nmod_mat(_nmod_rows(m[list(rows)], prime), prime).det())
+                            for m in generic] for rows in combinations(range(10), 8)])
+        span = rank_mod_p(values, prime)
+        weights, _ = sample_slice_mod_p(coords, a, 1, context.sampler.spawn(29), prime)
+        dimension = slice_dimension_mod_p(coords, weights, 0)
+        expected_dim = cone_dimension_split_21(3) if a >= 3 else None
+        evidence = {"maximal_minors": len(values), "span_of_minors": span,
+                    "slice_dimension": dimension, "codimension": 10 - dimension}
+        problems = []
+        if span != 35:
+            problems.append(f"the 45 maximal minors span a space of dimension {span}, not 35")
+        if expected_dim is not None and dimension != expected_dim:
+            problems.append(f"the slice has dimension {dimension}, not 8 (codimension 2)")
+        if problems:
+            return [refuted(method="exact", evidence=evidence, summary="Example 19: " +
+                            "; ".join(problems), counterexample=evidence)]
+        return [proved(checked=len(values), method="exact", evidence=evidence, summary=(
+            f"Example 19: the 45 maximal minors span dimension {span} (measured at "
+            f"{SPAN_POINTS} generic points over F_p) and the slice has codimension "
+            f"{10 - dimension}"))]
+
+    # -- methods -----------------------------------------------------------------------
+    def check_symbolic(self, params, context):
+        coords = slice_coordinates(params)
+        d = coords.d
+        R, A, V, y = _ring_slice(coords, params["a"])
+        linear = V[coords.row - 1]
+        symmetric = [[A[m][l] + A[l][m] for l in range(d)] for m in range(d)]
+        annihilator = split_annihilator(linear, symmetric)
+        vector = sl_coordinates(annihilator.matrix)
+        matrix = lie_flattening_matrix(d).evaluate_ring(y)
+        products = [sum((row[c] * vector[c] for c in range(len(vector))), R.zero)
+                    for row in matrix]
+        Rx, *xs = ring([f"x{k}" for k in range(1, d + 1)], R.to_domain())
+        cubic = sum((Rx(c) * _monomial(xs, K) for c, K in zip(cubic_coefficients(y, d),
+                                                             multisets(d, 3))), Rx.zero)
+        applied = apply_operator([[Rx(m) for m in row] for row in annihilator.matrix], cubic, xs)
+        ring_name = "QQ[Q, K, V]" if params["a"] < d else "QQ[A, V]"
+        residual_rows = [r for r, p in enumerate(products) if p]
+        problems = {}
+        if applied:
+            problems["D(f_T)"] = str(applied.as_expr())[:2000]
+        if residual_rows:
+            r = residual_rows[0]
+            problems["M_Lie vec(D)"] = {"row": lie_flattening_matrix(d).rows[r],
+                                        "value": str(products[r].as_expr())[:2000]}
+        if operator_trace(annihilator.matrix):
+            problems["trace"] = str(operator_trace(annihilator.matrix).as_expr())
+        if not any(vector):
+            problems["D"] = "the constructed operator is zero"
+        if problems:
+            lemma = refuted(method="symbolic", counterexample=problems, summary=(
+                f"Lemma 16's operator D (case {annihilator.case}) fails with generic weights: "
+                + ", ".join(problems)), evidence={"ring": ring_name})
+        else:
+            lemma = proved(checked=len(products), evidence={
+                "ring": ring_name, "lemma16_case": annihilator.case,
+                "kernel_vector_terms": sum(len(v) for v in vector),
+                "rows_expanded": len(products), "D(f_T)_terms_after": 0}, summary=(
+                f"Lemma 16 (case {annihilator.case}) gives a nonzero trace-zero D with entries in "
+                f"{ring_name}; D(f_T) = 0 and M_Lie(mu(W)) vec(D) = 0 expand to 0, so M_Lie has "
+                f"rank < {d * d - 1} over the function field and all maximal minors vanish on mu"))
+        parts = [lemma, self._nontrivial(d, context)] + self._example19(coords, params["a"], context)
+        return combine(parts, summary="; ".join(v.summary for v in parts))
+
+    def check_exact(self, params, context, prime: int = DEFAULT_PRIME):
+        coords = slice_coordinates(params)
+        d, a = coords.d, params["a"]
+        lm = lie_flattening_matrix(d)
+        points = context.samples or DEFAULT_EXACT_POINTS
+        weights, y = sample_slice_mod_p(coords, a, points, context.sampler, prime)
+        rank = rank_bound_exact(lm.evaluate_mod_p(y, prime), d * d - 2, prime=prime,
+                                degree=(d * d - 1) * weight_degree(d, a), what="M_Lie(f_T)",
+                                point=weights.point)
+        weights, y = _with_case2_point(coords, weights, y, context, prime)
+        lemma = _lemma16_mod_p(coords, weights, lm.evaluate_mod_p(y, prime), points,
+                               2 * weight_degree(d, a) + 1, prime)
+        parts = [rank, lemma, self._nontrivial(d, context)] + self._example19(coords, a, context)
+        return combine(parts, summary="; ".join(v.summary for v in parts))
+
+    def check_numeric(self, params, context):
+        coords = slice_coordinates(params)
+        d = coords.d
+        lm = lie_flattening_matrix(d)
+        backend, w, y, generic = _numeric_points(coords, params["a"], context)
+        rank = rank_bound_numeric(lm.evaluate_float(y, backend), lm.evaluate_float(generic, backend),
+                                  d * d - 2, backend=backend, what="M_Lie(f_T)", point=w.point)
+        parts = [rank, self._nontrivial(d, context)]
+        return combine(parts, summary="; ".join(v.summary for v in parts))
+
+    def show(self, params, fmt="text", limit=None):
+        coords = slice_coordinates(params)
+        lm = lie_flattening_matrix(coords.d)
+        if limit is None:
+            names, legend = display_names(coords, fmt)
+            return format_matrix(lm, names, fmt, legend)
+        members = minor_invariants(lm, coords.d ** 2 - 1, coords, limit,
+                                   "lie-flattening maximal minor", "ADM Prop 17(2)")
+        return render_invariants(members, coords, fmt)
+
+
+def _monomial(xs, K):
+    out = xs[0] ** 0
+    for k in K:
+        out = out * xs[k - 1]
+    return out
+
+
+def _with_case2_point(coords, weights, y, context, prime):
+    """Append a point with A = m m^T (q = (m . x)^2, rank(A) = 1 <= a): on the variety, and
+    Lemma 16's proof takes its case 2 there."""
+    sampler = context.sampler.spawn(31)
+    d = coords.d
+    m = sampler.prime_field((d,), prime)
+    A = np.outer(m, m) % prime
+    V = sampler.prime_field((1, coords.dprime, d), prime)
+    extra = WeightBatch(A[None], V, prime=prime)
+    both = WeightBatch(np.concatenate([weights.A, extra.A]), np.concatenate([weights.V, V]),
+                       prime=prime)
+    return both, np.concatenate([y, slice_mod_p(coords, extra)])
+
+
+def _lemma16_mod_p(coords, weights, matrices, uniform: int, degree: int, prime) -> Verdict:
+    """Lemma 16's D built mod p at each point: nonzero, trace zero, M_Lie vec(D) = 0.
+
+    The first ``uniform`` points are uniform random: they carry the Schwartz–Zippel bound
+    of the identity M_Lie(mu(W)) vec(D(W)) = 0, of ``degree`` 2 w + 1 in the weights (an
+    entry of M_Lie has degree w = 2 in (A, V), 3 in (Q, K, V), one of D degree w + 1).  The
+    others are special points that exercise the proof's case 2."""
+    cases = []
+    for b in range(len(matrices)):
+        linear = _nmod_rows([weights.V[b][coords.row - 1]], prime)[0]
+        if not any(linear):
+            continue
+        A = weights.A[b]
+        annihilator = split_annihilator(linear, _nmod_rows((A + A.T) % prime, prime))
+        vector = np.array([int(x) for x in sl_coordinates(annihilator.matrix)], dtype=np.int64)
+        image = [int(x) for x in (flint.nmod_mat(_nmod_rows(matrices[b], prime), prime) *
+                                  flint.nmod_mat([[int(v)] for v in vector], prime)).entries()]
+        trace = int(operator_trace(annihilator.matrix))
+        if any(image) or trace or not vector.any():
+            return refuted(method="exact", summary=(
+                f"Lemma 16's operator D (case {annihilator.case}) is not a nonzero trace-zero "
+                f"kernel vector of M_Lie at a point over F_{prime}"),
+                counterexample={"field": f"F_{prime}", "weights": weights.point(b),
+                                "D": [[int(x) for x in row] for row in annihilator.matrix],
+                                "M_Lie_times_D": image, "trace": trace})
+        cases.append(annihilator.case)
+    return verified(checked=len(cases), degree=degree, prime=prime,
+                    points=min(uniform, len(cases)), evidence={"lemma16_cases": cases}, summary=(
+                        f"Lemma 16's D is a nonzero trace-zero kernel vector at {len(cases)} points "
+                        f"(cases {sorted(set(cases))})"))
+
+
+# ==========================================================================================
+def _submatrix_size(params) -> int:
+    """2a + 2: the size of the minors of N that Prop 17(1) makes vanish (when <= d)."""
+    return 2 * params["a"] + 2
+
+
+def _identity_mod_p(coords, weights, matrices, prime) -> list[int]:
+    """The points (indices) where 3 N != diag(v)A + diag(v)A^T + diag(A) v^T over F_p."""
+    bad = []
+    for b in range(len(matrices)):
+        A = weights.A[b].tolist()
+        v = weights.V[b][coords.row - 1].tolist()
+        terms = submatrix_decomposition(A, v)
+        d = len(v)
+        if any((3 * int(matrices[b][k][kp]) - sum(t[k][kp] for t in terms)) % prime
+               for k in range(d) for kp in range(d)):
+            bad.append(b)
+    return bad
+
+
+def _minor_substitution_cost(params) -> float:
+    """Estimated terms of expanding every (2a+2)-minor of N with mu(W) substituted; inf
+    when there are no minors.  One y has at most 6 terms in (A, V), 6a in (Q, K, V)."""
+    d, a, size = params["d"], params["a"], _submatrix_size(params)
+    if size > d:
+        return float("inf")
+    per_coordinate = 6 * (a if a < d else 1)
+    return comb(d, size) ** 2 * factorial(size) * per_coordinate ** size
+
+
+class SingleColumnRankClaim(Claim):
+    """ADM Prop 17(1), Example 21: rank N(j,j,j) <= 2 rank(A) + 1, from the decomposition
+    3 N = diag(v_i) A + diag(v_i) A^T + diag(A) v_i^T of its proof; so when 2a + 1 < d the
+    (2a+2)-minors of N lie in J (for d = 4, a = 1 the single one is Example 21's quartic
+    q(y) = det N).
+
+    * symbolic: the decomposition is expanded in QQ[A, V] (QQ[Q, K, V] if a < d) --
+      ``proved``; with it, subadditivity of rank gives the bound.  The minors themselves are
+      expanded with mu(W) substituted when that is small (SYMBOLIC_MINOR_BUDGET; e.g.
+      Example 21's det N), else the bound is checked by exact ranks at random points.
+    * exact: the decomposition and rank N <= 2a + 1 at N random points over F_p.
+    * numeric: relative residual of the decomposition and sigma_{2a+2}/sigma_1 in float64.
+
+    Nontriviality: N has rank d at a generic cubic, so its (2a+2)-minors are real
+    constraints.  When 2a + 1 >= d the bound is vacuous; only the decomposition is checked.
+    """
+
+    id = "single-column-rank"
+    source = "ADM Prop 17(1), Ex 21"
+    statement = ("rank N(j,j,j) <= 2 rank(A) + 1 (3N = diag(v)A + diag(v)A^T + diag(A) v^T), "
+                 "so its (2a+2)-minors lie in J when 2a + 1 < d.")
+    params = (D, T, A_RANK, DPRIME, ROW, COL, MATRIX)
+    methods = ("symbolic", "exact", "numeric")
+    examples = ({"d": 4, "a": 1},                            # ADM Example 21's det N
+                {"d": 3},                                    # 2a + 1 >= d: vacuous bound
+                {"d": 5, "a": 1},
+                {"d": 8, "a": 3, "method": "exact"})
+
+    def validate(self, params):
+        validate_lightning(params)
+
+    def hypothesis_violation(self, params):
+        if params["d"] < 3:
+            return f"ADM Prop 17 assumes d >= 3; got d={params['d']}"
+        return None
+
+    def members(self, params, coords, limit=None) -> list[Invariant]:
+        size = _submatrix_size(params)
+        if size > params["d"]:
+            return []
+        return minor_invariants(coefficient_submatrix(params["d"]), size, coords, limit,
+                                "single-column rank", "ADM Prop 17(1)")
+
+    def _vanishing_exact(self, params, coords, context, prime=DEFAULT_PRIME) -> Verdict:
+        """rank N <= 2a + 1 at random points over F_p: the (2a+2)-minors vanish there."""
+        d, a, size = params["d"], params["a"], _submatrix_size(params)
+        points = context.samples or DEFAULT_EXACT_POINTS
+        weights, y = sample_slice_mod_p(coords, a, points, context.sampler, prime)
+        return rank_bound_exact(coefficient_submatrix(d).evaluate_mod_p(y, prime), size - 1,
+                                prime=prime, degree=size * weight_degree(d, a), what="N(j,j,j)",
+                                point=weights.point)
+
+    def _nontrivial(self, params, context, prime=DEFAULT_PRIME) -> Verdict:
+        d = params["d"]
+        generic = coefficient_submatrix(d).evaluate_mod_p(
+            _generic_cubics_mod_p(context, d, 1, prime), prime)[0]
+        return generic_rank_witness(generic, _submatrix_size(params), prime=prime,
+                                    what="N(j,j,j)")
+
+    def _vacuous(self, params) -> str:
+        return (f"; 2a + 1 = {2 * params['a'] + 1} >= d = {params['d']}: the rank bound is "
+                f"vacuous and N has no vanishing minors" if _submatrix_size(params) > params["d"]
+                else "")
+
+    def check_symbolic(self, params, context):
+        coords = slice_coordinates(params)
+        d, a = coords.d, params["a"]
+        R, A, V, y = _ring_slice(coords, a)
+        matrix = coefficient_submatrix(d).evaluate_ring(y)
+        terms = submatrix_decomposition(A, V[coords.row - 1])
+        residuals = [(k, kp, 3 * matrix[k][kp] - sum((t[k][kp] for t in terms), R.zero))
+                     for k in range(d) for kp in range(d)]
+        nonzero = [(k, kp, r) for k, kp, r in residuals if r]
+        ring_name = "QQ[Q, K, V]" if a < d else "QQ[A, V]"
+        if nonzero:
+            k, kp, r = nonzero[0]
+            identity = refuted(method="symbolic", summary=(
+                f"Prop 17(1)'s decomposition fails at entry ({k + 1},{kp + 1}) of 3N"),
+                counterexample={"entry": [k + 1, kp + 1], "residual": str(r.as_expr())[:2000],
+                                "ring": ring_name})
+        else:
+            identity = proved(checked=d * d, evidence={"ring": ring_name, "entries": d * d},
+                              summary=(f"3 N(j,j,j) = diag(v)A + diag(v)A^T + diag(A) v^T expands "
+                                       f"to an identity in {ring_name}, so rank N <= 2 rank(A) + 1"
+                                       + self._vacuous(params)))
+        parts = [identity]
+        if _submatrix_size(params) <= d:
+            if _minor_substitution_cost(params) <= SYMBOLIC_MINOR_BUDGET:
+                parts.append(prove_family(self.members(params, coords), coords, a, context))
+            else:
+                parts.append(self._vanishing_exact(params, coords, context))
+            parts.append(self._nontrivial(params, context))
+        return combine(parts, summary="; ".join(v.summary for v in parts))
+
+    def check_exact(self, params, context, prime: int = DEFAULT_PRIME):
+        coords = slice_coordinates(params)
+        d, a = coords.d, params["a"]
+        points = context.samples or DEFAULT_EXACT_POINTS
+        weights, y = sample_slice_mod_p(coords, a, points, context.sampler.spawn(37), prime)
+        matrices = coefficient_submatrix(d).evaluate_mod_p(y, prime)
+        bad = _identity_mod_p(coords, weights, matrices, prime)
+        if bad:
+            identity = refuted(method="exact", summary=(
+                "Prop 17(1)'s decomposition of 3N fails at a point over F_p"),
+                counterexample={"field": f"F_{prime}", "weights": weights.point(bad[0])})
+        else:
+            ranks = [rank_mod_p(m, prime) for m in matrices]
+            identity = verified(checked=points, degree=weight_degree(d, a),
+                                prime=prime, points=points, evidence={"ranks_mod_p": ranks},
+                                summary=(f"3N = diag(v)A + diag(v)A^T + diag(A) v^T at {points} "
+                                         f"random points over F_p" + self._vacuous(params)))
+        parts = [identity]
+        if _submatrix_size(params) <= d:
+            parts += [self._vanishing_exact(params, coords, context, prime),
+                      self._nontrivial(params, context, prime)]
+        return combine(parts, summary="; ".join(v.summary for v in parts))
+
+    def check_numeric(self, params, context):
+        coords = slice_coordinates(params)
+        d, size = coords.d, _submatrix_size(params)
+        N = coefficient_submatrix(d)
+        backend, w, y, generic = _numeric_points(coords, params["a"], context)
+        matrices = backend.to_numpy(N.evaluate_float(y, backend))
+        terms = np.stack([np.array(submatrix_decomposition(w.A[b], w.V[b][coords.row - 1]))
+                          for b in range(len(matrices))], axis=0)       # [B, 3, d, d]
+        scale = np.abs(terms).sum(axis=1) + 3 * np.abs(matrices)
+        residual = np.abs(3 * matrices - terms.sum(axis=1)) / np.maximum(scale, np.finfo(float).tiny)
+        worst = float(residual.max())
+        if worst > NUMERIC_TOLERANCE:
+            b = int(np.argmax(residual.max(axis=(1, 2))))
+            identity = refuted(method="numeric", max_residual=worst, backend=backend.name,
+                               device=backend.device, summary=(
+                                   f"Prop 17(1)'s decomposition of 3N has relative residual "
+                                   f"{worst:.3g} > {NUMERIC_TOLERANCE:g}"),
+                               counterexample={"field": "float64", "weights": w.point(b)})
+        else:
+            identity = consistent(checked=len(matrices), max_residual=worst,
+                                  tolerance=NUMERIC_TOLERANCE, backend=backend.name,
+                                  device=backend.device, summary=(
+                                      f"3N = diag(v)A + diag(v)A^T + diag(A) v^T to relative "
+                                      f"{worst:.2e} at {len(matrices)} float64 points"
+                                      + self._vacuous(params)))
+        parts = [identity]
+        if size <= d:
+            parts += [rank_bound_numeric(N.evaluate_float(y, backend),
+                                         N.evaluate_float(generic, backend), size - 1,
+                                         backend=backend, what="N(j,j,j)", point=w.point),
+                      self._nontrivial(params, context)]
+        return combine(parts, summary="; ".join(v.summary for v in parts))
+
+    def show(self, params, fmt="text", limit=None):
+        coords = slice_coordinates(params)
+        if params["matrix"]:
+            names, legend = display_names(coords, fmt)
+            return format_matrix(coefficient_submatrix(coords.d), names, fmt, legend)
+        members = self.members(params, coords, limit)
+        if not members:
+            raise BadInput(f"N(j,j,j) has no vanishing minors: 2a + 1 = {2 * params['a'] + 1} "
+                           f">= d = {params['d']} (ADM Prop 17(1) needs 2 rank(A) + 1 < d)")
+        return render_invariants(members, coords, fmt)
+
+
+# ==========================================================================================
+def _rank_one_weights(R, coords):
+    """The rows k, q (A = k q^T) and v_i of the generic weights in R (a = 1), by name."""
+    gens = dict(zip(map(str, R.symbols), R.gens))
+    d = coords.d
+    return ([gens[f"k_1_{m}"] for m in range(1, d + 1)],
+            [gens[f"q_1_{l}"] for l in range(1, d + 1)],
+            [gens[f"v_{coords.row}_{k}"] for k in range(1, d + 1)])
+
+
+def _integer_factorizations(coords, context, points: int = 3, prime: int = DEFAULT_PRIME):
+    """f_T factored over Q from its coordinates alone, at small integer weights with a = 1:
+    [(factorization, factor degrees, weights)] (f_T = 0 skipped).  The coordinates are
+    computed mod p and lifted: |c_K| <= 6 * 3^3 for weights in [-3, 3]."""
+    weights = sample_weights_integer(context.sampler.spawn(41), points, coords.d, coords.dprime, 1)
+    residues = WeightBatch(weights.A % prime, weights.V % prime, prime=prime)
+    out = []
+    for b, y in enumerate(slice_mod_p(coords, residues)):
+        coefficients = [int(c) % prime for c in cubic_coefficients([int(v) for v in y], coords.d)]
+        signed = [c - prime if c > prime // 2 else c for c in coefficients]
+        if any(signed):
+            out.append(factor_cubic(signed, coords.d) + (weights.point(b),))
+    return out
+
+
+class Chow111Claim(Claim):
+    """ADM Cor 22, Remark 23, Example 21: the rank-one regime (a = 1, A = k q^T).
+
+    * Cor 22: f_T = (v_i . x)(k . x)(q . x), a product of three linear forms; the factors
+      come from :func:`lightning_alg.invariants.chow.rank_one_factors` and the product is
+      compared with f_T's coefficients (symbolic in QQ[Q, K, V]; mod p; float64).  The exact
+      method also factors f_T over Q from the coordinates alone, at integer weights.
+    * Remark 23: rank M_Lie(f_T) = 6 (d = 3), 3d - 2 (d >= 4) at a general point of the
+      rank-one slice -- exact ranks over F_p (every method but numeric, which uses singular
+      values), so every (r+1)-minor of M_Lie lies in J.
+    * Example 21: for a general cubic M_Lie has rank d^2 - 1 (15 for d = 4; this is also the
+      nontriviality of the (r+1)-minors), the slice is a cone of dimension 3d - 2 (10 for
+      d = 4) measured as a Jacobian rank, on the general (2,1) locus M_Lie has larger rank
+      than on the (1,1,1) locus, and for d >= 4 the 4-minors of N (det N for d = 4) lie
+      in J (the ``single-column-rank`` check with a = 1).
+    """
+
+    id = "chow-111"
+    source = "ADM Cor 22, Remark 23, Ex 21"
+    statement = ("For rank(A) = 1 the single-column cubic is a product of three linear forms, "
+                 "M_Lie(f_T) has rank 6 (d = 3) or 3d - 2 (d >= 4), and det N vanishes (d = 4).")
+    params = (D, T, A_ONE, DPRIME, ROW, COL)
+    methods = ("symbolic", "exact", "numeric")
+    examples = ({"d": 3}, {"d": 4},                          # Remark 23; ADM Example 21
+                {"d": 5, "method": "exact"}, {"d": 8, "method": "exact"})
+
+    def validate(self, params):
+        validate_lightning(params)
+        _check_size(params["d"])
+
+    def hypothesis_violation(self, params):
+        found = lemma16_hypothesis(params, "Remark 23's Lie flattening ranks")
+        if found:
+            return found
+        if params["a"] != 1:
+            return f"ADM Cor 22 needs rank(A) = 1, i.e. --a 1; got a={params['a']}"
+        return None
+
+    # -- the parts ---------------------------------------------------------------------
+    def _factor_symbolic(self, coords) -> Verdict:
+        R, _, _, y = _ring_slice(coords, 1)
+        key, query, value = _rank_one_weights(R, coords)
+        product = product_coefficients(*rank_one_factors(key, query, value))
+        cubic = cubic_coefficients(y, coords.d)
+        wrong = [K for K, c, p in zip(multisets(coords.d, 3), cubic, product) if c != p]
+        if wrong:
+            K = wrong[0]
+            return refuted(method="symbolic", summary=(
+                f"Cor 22: f_T is not (v.x)(k.x)(q.x): the coefficients of x^{K} differ"),
+                counterexample={"monomial": list(K), "ring": "QQ[Q, K, V]", "residual": str(
+                    (cubic[multisets(coords.d, 3).index(K)] -
+                     product[multisets(coords.d, 3).index(K)]).as_expr())[:2000]})
+        return proved(checked=len(cubic), evidence={"ring": "QQ[Q, K, V]",
+                                                    "coefficients": len(cubic)}, summary=(
+            f"Cor 22: f_T = (v_{coords.row} . x)(k . x)(q . x) coefficient by coefficient "
+            f"({len(cubic)} monomials) in QQ[Q, K, V]"))
+
+    def _factor_exact(self, coords, context, prime=DEFAULT_PRIME) -> list[Verdict]:
+        points = context.samples or DEFAULT_EXACT_POINTS
+        weights, y = sample_slice_mod_p(coords, 1, points, context.sampler.spawn(43), prime)
+        for b in range(points):
+            factors = rank_one_factors(*(_nmod_rows([row], prime)[0] for row in (
+                weights.K[b][0], weights.Q[b][0], weights.V[b][coords.row - 1])))
+            product = [int(c) for c in product_coefficients(*factors)]
+            cubic = [int(c) % prime for c in cubic_coefficients([int(v) for v in y[b]], coords.d)]
+            if product != cubic:
+                return [refuted(method="exact", summary=(
+                    "Cor 22: (v.x)(k.x)(q.x) differs from f_T at a point over F_p"),
+                    counterexample={"field": f"F_{prime}", "weights": weights.point(b),
+                                    "f_T": cubic, "product": product})]
+        found = _integer_factorizations(coords, context)
+        bad = [f for f in found if any(deg != 1 for deg in f[1])]
+        if bad:
+            text, degrees, point = bad[0]
+            return [refuted(method="exact", summary=(
+                f"Cor 22: f_T read off the coordinates factors over Q with factor degrees "
+                f"{degrees}, not as three linear forms"),
+                counterexample={"field": "Q", "weights": point, "factorization": text})]
+        parts = [verified(checked=points, degree=3, prime=prime, points=points, summary=(
+            f"Cor 22: f_T = (v.x)(k.x)(q.x) at {points} random points over F_p"),
+            evidence={"coefficients": len(multisets(coords.d, 3))})]
+        if found:
+            parts.append(proved(checked=len(found), method="exact", evidence={
+                "factorizations": [f[0] for f in found]}, summary=(
+                f"Cor 22: f_T, read off the coordinates at {len(found)} integer weight points, "
+                f"factors over Q into linear forms")))
+        return parts
+
+    def _remark23_exact(self, coords, context, prime=DEFAULT_PRIME) -> Verdict:
+        d = coords.d
+        points = context.samples or DEFAULT_EXACT_POINTS
+        weights, y = sample_slice_mod_p(coords, 1, points, context.sampler.spawn(47), prime)
+        expected = lie_rank_split_111(d)
+        return generic_rank_exact(lie_flattening_matrix(d).evaluate_mod_p(y, prime), expected,
+                                  prime=prime, degree=(expected + 1) * weight_degree(d, 1),
+                                  what="Remark 23: M_Lie(f_T) with rank(A) = 1",
+                                  point=weights.point)
+
+    def _example21(self, coords, context, prime=DEFAULT_PRIME) -> list[Verdict]:
+        """Generic-cubic rank, the (2,1) comparison and the cone dimension (exact)."""
+        d = coords.d
+        lm = lie_flattening_matrix(d)
+        expected = lie_rank_split_111(d)
+        generic = lm.evaluate_mod_p(_generic_cubics_mod_p(context, d, 1, prime), prime)[0]
+        witness = generic_rank_witness(generic, d * d - 1, prime=prime,
+                                       what="M_Lie (Example 21: a general cubic)")
+        weights, _ = sample_slice_mod_p(coords, 1, 1, context.sampler.spawn(53), prime)
+        dimension = slice_dimension_mod_p(coords, weights, 0)
+        _, y21 = sample_slice_mod_p(coords, d, 2, context.sampler.spawn(59), prime)
+        rank21 = max(rank_mod_p(m, prime) for m in lm.evaluate_mod_p(y21, prime))
+        evidence = {"cone_dimension_measured": dimension,
+                    "cone_dimension_stated": cone_dimension_split_111(d),
+                    "rank_on_split_21": rank21, "rank_on_split_21_derived": lie_rank_split_21(d),
+                    "rank_on_split_111": expected}
+        problems = []
+        if dimension != cone_dimension_split_111(d):
+            problems.append(f"the rank-one slice has dimension {dimension}, not "
+                            f"3 (d - 1) + 1 = {cone_dimension_split_111(d)}")
+        if rank21 <= expected:
+            problems.append(f"M_Lie has rank {rank21} on the (2,1) locus, not more than the "
+                            f"{expected} of the (1,1,1) locus")
+        if problems:
+            found = refuted(method="exact", summary="Example 21 / Remark 23: " + "; ".join(problems),
+                            counterexample=evidence, evidence=evidence)
+        else:
+            found = proved(checked=2, method="exact", evidence=evidence, summary=(
+                f"Example 21: the rank-one slice has dimension {dimension} (Jacobian rank over "
+                f"F_p) and M_Lie has rank {rank21} > {expected} on the general (2,1) locus"))
+        return [witness, found]
+
+    def _det_n(self, params, method, context) -> list[Verdict]:
+        if params["d"] < 4:
+            return []
+        return [getattr(SingleColumnRankClaim(), f"check_{method}")(params, context)]
+
+    # -- methods -----------------------------------------------------------------------
+    def check_symbolic(self, params, context):
+        coords = slice_coordinates(params)
+        parts = ([self._factor_symbolic(coords), self._remark23_exact(coords, context)]
+                 + self._det_n(params, "symbolic", context) + self._example21(coords, context))
+        return combine(parts, summary="; ".join(v.summary for v in parts))
+
+    def check_exact(self, params, context):
+        coords = slice_coordinates(params)
+        parts = (self._factor_exact(coords, context) + [self._remark23_exact(coords, context)]
+                 + self._det_n(params, "exact", context) + self._example21(coords, context))
+        return combine(parts, summary="; ".join(v.summary for v in parts))
+
+    def check_numeric(self, params, context):
+        coords = slice_coordinates(params)
+        d = coords.d
+        backend, w, y, generic = _numeric_points(coords, 1, context)
+        cubic = np.array(cubic_coefficients(list(backend.to_numpy(y).T), d)).T       # [B, n]
+        factors = [rank_one_factors(w.K[b][0], w.Q[b][0], w.V[b][coords.row - 1])
+                   for b in range(len(cubic))]
+        product = np.array([product_coefficients(*f) for f in factors])
+        scale = np.array([product_coefficients(*(np.abs(x) for x in f)) for f in factors])
+        residual = np.abs(cubic - product) / np.maximum(scale, np.finfo(float).tiny)
+        worst = float(residual.max())
+        if worst > NUMERIC_TOLERANCE:
+            b = int(np.argmax(residual.max(axis=1)))
+            factor = refuted(method="numeric", max_residual=worst, backend=backend.name,
+                             device=backend.device, summary=(
+                                 f"Cor 22: f_T - (v.x)(k.x)(q.x) has relative residual {worst:.3g}"),
+                             counterexample={"field": "float64", "weights": w.point(b)})
+        else:
+            factor = consistent(checked=len(cubic), max_residual=worst, tolerance=NUMERIC_TOLERANCE,
+                                backend=backend.name, device=backend.device, summary=(
+                                    f"Cor 22: f_T = (v.x)(k.x)(q.x) to relative {worst:.2e} at "
+                                    f"{len(cubic)} float64 points"))
+        lm = lie_flattening_matrix(d)
+        rank = rank_bound_numeric(lm.evaluate_float(y, backend), lm.evaluate_float(generic, backend),
+                                  lie_rank_split_111(d), backend=backend, point=w.point,
+                                  what="Remark 23: M_Lie(f_T) with rank(A) = 1", attained=True)
+        parts = [factor, rank] + self._det_n(params, "numeric", context) + self._example21(coords, context)
+        return combine(parts, summary="; ".join(v.summary for v in parts))
+
+    # -- show --------------------------------------------------------------------------
+    def show(self, params, fmt="text", limit=None):
+        coords = slice_coordinates(params)
+        d = coords.d
+        if limit is not None:
+            return render_invariants(self.members(params, coords, limit), coords, fmt)
+        names = {"value": [(coords.row, k) for k in range(1, d + 1)],
+                 "key": [(1, m) for m in range(1, d + 1)],
+                 "query": [(1, l) for l in range(1, d + 1)]}
+        letter = {"value": "v", "key": "k", "query": "q"}
+        if fmt == "json":
+            return json.dumps({"cubic": "f_T", "factors": {
+                role: [f"{letter[role]}_{i}_{k}" for i, k in pairs] for role, pairs in names.items()},
+                "lie_rank_rank_one": lie_rank_split_111(d), "lie_rank_generic_cubic": d * d - 1,
+                "source": self.source}, indent=1)
+        factors = []
+        for role, pairs in names.items():
+            if fmt == "m2":
+                terms = [f"{letter[role]}_({i},{k})*x_{k}" for i, k in pairs]
+            elif fmt == "latex":
+                terms = [f"{letter[role]}_{{{i}{k}}} x_{{{k}}}" for i, k in pairs]
+            else:
+                terms = [f"{letter[role]}_{i}_{k} x{k}" for i, k in pairs]
+            factors.append("(" + " + ".join(terms) + ")")
+        if fmt == "m2":
+            return "*".join(factors)
+        product = (" " if fmt == "latex" else " * ").join(factors)
+        if fmt == "latex":
+            return f"f_T(x) = {product}"
+        return "\n".join([
+            f"f_T(x) = {product}",
+            f"  (ADM Cor 22: A = K^T Q = k q^T, so x^T A x = (k.x)(q.x))",
+            f"rank M_Lie(f_T) = {lie_rank_split_111(d)} at general weights (Remark 23); "
+            f"{d * d - 1} at a general cubic",
+            "show --limit N prints the vanishing minors (of N, then of M_Lie) one per line"])
+
+    def members(self, params, coords, limit) -> list[Invariant]:
+        """The 4-minors of N (d >= 4; Example 21's det N for d = 4), then the
+        (r+1)-minors of M_Lie (Remark 23) when they can be expanded (d = 3)."""
+        out = SingleColumnRankClaim().members(params, coords, limit)
+        lm = lie_flattening_matrix(coords.d)
+        size = lie_rank_split_111(coords.d) + 1
+        left = None if limit is None else limit - len(out)
+        if (left is None or left > 0) and lm.minor_term_bound(size) <= MAX_MINOR_TERMS:
+            out += minor_invariants(lm, size, coords, left, "lie-flattening rank-one minor",
+                                    "ADM Remark 23")
+        return out
+
+
+CLAIMS = [LieFlatteningClaim(), SingleColumnRankClaim(), Chow111Claim()]

@@ -1,0 +1,368 @@
+"""The vanishing ideal by multigraded interpolation (issue 5): ADM Examples 12, 19, 21, 26,
+36 and HMK Cor 3.3, the fresh-point check, family attribution, the Macaulay2 export."""
+
+from __future__ import annotations
+
+import json
+from itertools import combinations, permutations
+from math import comb
+
+import numpy as np
+import pytest
+import sympy
+
+from kernels.errors import BadInput
+from kernels.sampling import DEFAULT_PRIME, Sampler
+from lightning_alg import ideal as ideal_module
+from lightning_alg import interpolation
+from lightning_alg.claims.base import FamilyClaim
+from lightning_alg.coordinates import CoordinateSystem
+from lightning_alg.ideal import compute_ideal
+from lightning_alg.ideal_export import export_m2, lift_block
+from lightning_alg.invariant import Invariant
+from lightning_alg.labels import Label, multisets
+from lightning_alg.polynomial_io import parse_polynomial
+
+
+def table(d, t, a, k, **kw):
+    report, engine = compute_ideal(d, t, a, max_degree=k, families=kw.pop("families", "none"), **kw)
+    return report, engine
+
+
+# -- ADM's numbers ------------------------------------------------------------------------
+
+def test_example_12_four_linear_and_one_quartic():
+    report, _ = table(2, 2, 2, 4)
+    assert report.to_json()["minimal_generators"] == {"1": 4, "4": 1}
+    assert report.ambient_dimension == 10 and report.variety_dimension == 5
+
+
+def test_example_26_linear_quadrics_cubics():
+    report, _ = table(3, 2, 1, 3)
+    assert report.to_json()["minimal_generators"] == {"1": 10, "2": 45, "3": 10}
+
+
+def test_example_36_linear_cubics_quartics():
+    report, _ = table(3, 2, 3, 4)
+    out = report.to_json()
+    assert out["minimal_generators"] == {"1": 10, "3": 20, "4": 90}
+    assert out["dim_J_mod_linear"] == {"1": 10, "2": 0, "3": 20, "4": 450}
+    # dim J_k = C(N+k-1, k) - HF(k) with N = 28 coordinates
+    for k, hf in out["hilbert_function"].items():
+        assert out["dim_J"][k] == comb(28 + int(k) - 1, int(k)) - hf
+    assert out["failure_probability"] < 1e-12
+
+
+def test_example_19_codimension_two_and_35_octics():
+    report, _ = table(3, 1, 3, 8)
+    out = report.to_json()
+    assert out["minimal_generators"] == {"8": 35}
+    assert out["codimension"] == 2 and out["ambient_dimension"] == 10
+
+
+def test_example_21_dimension_ten():
+    report, _ = table(4, 1, 1, 1)
+    assert report.variety_dimension == 10
+    hmk = report.dimension["hmk_cor33_one_coordinate"]
+    assert not hmk["applicable"] and "t >= 2" in hmk["hypothesis"]
+
+
+def test_other_prime_and_seed_give_the_same_table():
+    a, _ = table(3, 2, 1, 3)
+    b, _ = table(3, 2, 1, 3, prime=2147483629, seed=5)
+    assert a.to_json()["dim_J"] == b.to_json()["dim_J"]
+    assert a.to_json()["minimal_generators"] == b.to_json()["minimal_generators"]
+
+
+# -- HMK Cor 3.3 ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("d,t,a,dprime", [(2, 2, 2, 1), (3, 2, 3, 1), (3, 3, 2, 2), (2, 2, 5, 2)])
+def test_hmk_cor33_against_the_jacobian_rank(d, t, a, dprime):
+    dim = ideal_module.dimension_report(d, t, a, dprime, 1, DEFAULT_PRIME, Sampler(0))
+    one, whole = dim["hmk_cor33_one_coordinate"], dim["hmk_cor33_whole_output"]
+    assert one["applicable"] and one["agrees"] and whole["agrees"]
+    # one output coordinate sees only row 1 of V: HMK's formula at d' = 1
+    alpha = min(a, d)
+    assert dim["variety_dimension"] == 2 * alpha * d + d - alpha ** 2 - 1
+    assert whole["measured"] == 2 * alpha * d + d * dprime - alpha ** 2 - 1
+
+
+def test_hmk_mutated_formula_disagrees(monkeypatch):
+    monkeypatch.setattr(ideal_module, "single_layer_dimension", lambda d, dp, a: 2 * a * d + d * dp - a * a)
+    dim = ideal_module.dimension_report(3, 2, 3, 1, 1, DEFAULT_PRIME, Sampler(0))
+    assert not dim["hmk_cor33_one_coordinate"]["agrees"]
+
+
+def test_symmetry_shortcut_changes_no_figure(monkeypatch):
+    fast, _ = table(3, 2, 1, 4)
+    monkeypatch.setattr(ideal_module, "permutation_stable", lambda coords, variables: False)
+    slow, _ = table(3, 2, 1, 4)
+    assert slow.degrees[-1].blocks_computed == slow.degrees[-1].blocks
+    assert fast.degrees[-1].blocks_computed < fast.degrees[-1].blocks
+    for name in ("dim_J", "hilbert_function", "minimal_generators"):
+        assert fast.to_json()[name] == slow.to_json()[name]
+
+
+def test_permutation_stability_detects_a_lopsided_pivot_set():
+    _, engine = table(3, 2, 3, 1)
+    assert ideal_module.permutation_stable(engine.coords, engine.variables)
+    assert not ideal_module.permutation_stable(engine.coords, engine.variables[1:])
+
+
+# -- interpolation machinery ---------------------------------------------------------------
+
+def test_monomial_blocks_partition_every_monomial():
+    degrees = np.array([[3, 0], [2, 1], [1, 2], [0, 3], [1, 2]])
+    blocks = interpolation.monomial_blocks(degrees, 3)
+    assert len(blocks.monomials) == comb(5 + 2, 3)
+    for b in range(len(blocks)):
+        assert (degrees[blocks.block(b)].sum(axis=1) == blocks.multidegrees[b]).all()
+    found, columns = blocks.locate(blocks.monomials)
+    assert (blocks.starts[found] + columns == np.arange(len(blocks.monomials))).all()
+
+
+def _veronese_pool(first_equal: int):
+    """z = (u^2, u v, v^2): its ideal is generated by z0 z2 - z1^2.  The first points are
+    copies of one point (a degenerate sample)."""
+    def draw(sampler, count):
+        uv = sampler.prime_field((count, 2))
+        return np.stack([uv[:, 0] ** 2 % DEFAULT_PRIME, uv[:, 0] * uv[:, 1] % DEFAULT_PRIME,
+                         uv[:, 1] ** 2 % DEFAULT_PRIME], axis=1)
+    pool = interpolation.PointPool(draw, Sampler(1))
+    values = pool.values(64)
+    values[:first_equal] = values[0]
+    return pool, draw(Sampler(2), interpolation.FRESH_POINTS)
+
+
+def test_fresh_points_catch_a_degenerate_sample():
+    pool, fresh = _veronese_pool(first_equal=3)
+    monomials = interpolation.all_monomials(3, 2)
+    kernel = interpolation.interpolate_block(monomials, pool, fresh, DEFAULT_PRIME, 3)
+    assert kernel.nullity == 1 and kernel.points > 3   # recomputed with more points
+    vector = kernel.vectors()[0]
+    # z1^2 - z0 z2 in reduced form (1 at its last monomial): monomials (00, 01, 02, 11, 12, 22)
+    assert vector.tolist() == [0, 0, DEFAULT_PRIME - 1, 1, 0, 0]
+
+
+def test_without_the_fresh_check_the_degenerate_sample_is_wrong(monkeypatch):
+    monkeypatch.setattr(interpolation, "_vanishes", lambda *args: True)
+    pool, fresh = _veronese_pool(first_equal=3)
+    kernel = interpolation.interpolate_block(interpolation.all_monomials(3, 2), pool, fresh,
+                                             DEFAULT_PRIME, 3)
+    assert kernel.nullity == 5
+
+
+def test_fresh_points_are_not_interpolation_points():
+    _, engine = table(2, 2, 2, 1)
+    pool, fresh = engine._pool(engine.variables)
+    drawn = {tuple(row) for row in pool.values(2048)}
+    assert not any(tuple(row) in drawn for row in fresh)
+
+
+def test_rational_reconstruction_and_crt():
+    p, q = 2147483647, 2147483629
+    for value in [sympy.Rational(-3, 7), sympy.Rational(12345, 678), sympy.Rational(1, 1)]:
+        residue = int(value.p) * pow(int(value.q), -1, p) % p
+        assert interpolation.rational_reconstruction(residue, p) == value
+    big = 10**8 + 7   # beyond sqrt(p/2): needs two primes
+    assert interpolation.rational_reconstruction(big % p, p) != big
+    rows = lift_block([np.array([[1, big % p]]), np.array([[1, big % q]])], [p, q])
+    assert rows == [[1, big]]
+
+
+# -- the Macaulay2 export ------------------------------------------------------------------
+
+EXAMPLE_29 = (  # ADM eq (5): q = 4 d1 d2 - d3^2, d = t = a = 2, j = 1, n = 2
+    "4*(y_((1,2),(1,2),(2,1))*y_((1,2),(2,2),(1,1)) - y_((1,2),(1,2),(1,1))*y_((1,2),(2,2),(2,1)))"
+    "*(y_((1,2),(2,2),(2,1))*y_((2,2),(2,2),(1,1)) - y_((1,2),(2,2),(1,1))*y_((2,2),(2,2),(2,1)))"
+    " - (y_((1,2),(1,2),(2,1))*y_((2,2),(2,2),(1,1)) - y_((1,2),(1,2),(1,1))*y_((2,2),(2,2),(2,1)))^2")
+
+
+def test_example_12_quartic_is_adm_eq5(tmp_path):
+    _, engine = table(2, 2, 2, 4, keep=True)
+    stats = export_m2(engine, 4, str(tmp_path / "j.m2"))
+    assert stats["polynomials"] == {"1": 4, "2": 0, "3": 0, "4": 1}
+    lines = (tmp_path / "j.m2").read_text().splitlines()
+    coords = CoordinateSystem(2, 2)
+    ours = parse_polynomial(lines[-1], coords)
+    theirs = parse_polynomial(EXAMPLE_29, coords)
+    assert sympy.simplify(theirs / ours).is_number
+
+
+def test_export_round_trips_through_verify_poly(run_cli, tmp_path):
+    path = tmp_path / "j36.m2"
+    code, out, err = run_cli("ideal", "--d", 3, "--t", 2, "--a", 3, "--max-degree", 3,
+                             "--families", "none", "--m2", path)
+    assert code == 0, err
+    lines = path.read_text().splitlines()
+    assert len(lines) == 10 + 20
+    for line in lines[:2] + lines[10:13]:
+        code, out, err = run_cli("verify-poly", line, "--d", 3, "--t", 2, "--a", 3)
+        assert code == 0, out + err
+    mutated = lines[12].replace("+ ", "+ 2*", 1) if "+ " in lines[12] else lines[12] + " + " + \
+        lines[12].split(" ")[0].lstrip("-")
+    code, out, _ = run_cli("verify-poly", mutated, "--d", 3, "--t", 2, "--a", 3)
+    assert code == 1 and "refuted" in out
+
+
+def test_export_with_two_output_rows_names_the_row(run_cli, tmp_path):
+    path = tmp_path / "j.m2"
+    code, _, err = run_cli("ideal", "--d", 2, "--t", 2, "--dprime", 2, "--max-degree", 4,
+                           "--families", "none", "--m2", path)
+    assert code == 0, err
+    quartic = path.read_text().splitlines()[-1]
+    assert quartic.startswith(("y_(1,(", "-y_(1,("))
+    code, out, err = run_cli("verify-poly", quartic, "--d", 2, "--t", 2, "--dprime", 2)
+    assert code == 0, out + err
+
+
+def test_export_combines_primes_when_one_does_not_lift(tmp_path, monkeypatch):
+    from lightning_alg import ideal_export
+    _, engine = table(2, 2, 2, 4, keep=True)
+    single = export_m2(engine, 4, str(tmp_path / "one.m2"))
+    calls = []
+
+    def first_call_fails(residues, primes):
+        calls.append(len(primes))
+        return None if len(calls) == 1 else lift_block(residues, primes)
+    monkeypatch.setattr(ideal_export, "lift_block", first_call_fails)
+    double = export_m2(engine, 4, str(tmp_path / "two.m2"))
+    assert single["primes"] == [DEFAULT_PRIME] and len(double["primes"]) == 2
+    assert calls[:2] == [1, 2]
+    assert (tmp_path / "one.m2").read_text() == (tmp_path / "two.m2").read_text()
+
+
+# -- family attribution --------------------------------------------------------------------
+
+def _cross(coords, k1, k2, k3, context=2):
+    a1, a2 = sorted((k1, k2))
+    return coords.symbol(Label(1, 1, context, (a1, a2, k3)))
+
+
+def prop24_cubics(coords):
+    """ADM Prop 24 with R = C = {1,2,3}: the mixed minors Delta^S, S in Mult_3([3])."""
+    out = []
+    for S in multisets(3, 3):
+        total = 0
+        for t in sorted(set(permutations(S))):
+            total += sympy.Matrix(3, 3, lambda i, l: _cross(coords, i + 1, l + 1, t[i])).det()
+        out.append(sympy.expand(total))
+    return out
+
+
+def thm25_quadrics(coords):
+    """ADM Thm 25 for a = 1: the 2 x 2 minors of the 6 x 3 flattening F_{2,1}."""
+    F = sympy.Matrix([[_cross(coords, a1, a2, b) for b in (1, 2, 3)] for a1, a2 in multisets(3, 2)])
+    return [F.extract(list(r), list(c)).det()
+            for r in combinations(range(6), 2) for c in combinations(range(3), 2)]
+
+
+class ListFamily(FamilyClaim):
+    """A test family: fixed polynomials, built for d = 3 from a function of the coordinates."""
+
+    def __init__(self, name, build):
+        self.id, self.source, self.statement, self.build = name, f"test {name}", name, build
+
+    def hypothesis_violation(self, params):
+        return None if params["d"] == 3 and params["t"] == 2 else "d = 3, t = 2 only"
+
+    def members(self, params, coords):
+        return [Invariant(p, self.id, self.source) for p in self.build(coords)]
+
+
+def test_attribution_example_26_prop24_and_thm25():
+    families = [ListFamily("prop24", prop24_cubics), ListFamily("thm25", thm25_quadrics)]
+    report, _ = compute_ideal(3, 2, 1, max_degree=3, families=families)
+    by_degree = {t["degree"]: t for t in report.attribution["degrees"]}
+    quad = {r["id"]: r for r in by_degree[2]["families"]}
+    assert quad["thm25"]["span"] == 45 and quad["thm25"]["new_generators"] == 45
+    cubic = {r["id"]: r for r in by_degree[3]["families"]}
+    assert cubic["prop24"]["used"] == 10 and cubic["prop24"]["outside_J"] == 0
+    assert cubic["prop24"]["new_generators"] == 10
+    assert by_degree[3]["unexplained"]["minimal_generators"] == 0
+    assert by_degree[2]["unexplained"] == {"span": 0, "minimal_generators": 0}
+
+
+def test_attribution_example_36_prop24_explains_half_the_cubics():
+    report, _ = compute_ideal(3, 2, 3, max_degree=3, families=[ListFamily("prop24", prop24_cubics)])
+    cubic = report.attribution["degrees"][2]
+    assert cubic["families"][0]["span"] == 10 and cubic["families"][0]["multihomogeneous"]
+    assert cubic["unexplained"] == {"span": 10, "minimal_generators": 10}
+
+
+def test_attribution_mutated_member_is_outside_J():
+    def mutated(coords):
+        cubics = prop24_cubics(coords)
+        term = sympy.Add.make_args(cubics[4])[0]
+        return cubics[:4] + [cubics[4] + term] + cubics[5:]
+    report, _ = compute_ideal(3, 2, 3, max_degree=3, families=[ListFamily("bad", mutated)])
+    row = report.attribution["degrees"][2]["families"][0]
+    assert row["outside_J"] == 1 and row["span"] == 9
+
+
+def test_attribution_of_members_spread_over_blocks_is_exact():
+    def mixed(coords):
+        c = prop24_cubics(coords)   # ten cubics of ten different multidegrees
+        return [c[0] + c[1], c[1] + c[2], c[0] + c[2], 2 * c[0] + 2 * c[1]]
+    report, _ = compute_ideal(3, 2, 3, max_degree=3, families=[ListFamily("mixed", mixed)])
+    row = report.attribution["degrees"][2]["families"][0]
+    assert not row["multihomogeneous"] and row["span"] == 3 and row["new_generators"] == 3
+
+
+def test_attribution_samples_large_families(monkeypatch):
+    from lightning_alg import ideal_families
+    monkeypatch.setattr(ideal_families, "MAX_MEMBERS", 4)
+    report, _ = compute_ideal(3, 2, 3, max_degree=3, families=[ListFamily("prop24", prop24_cubics)])
+    row = report.attribution["degrees"][2]["families"][0]
+    assert row["members"] == 10 and row["used"] == 4 and row["sampled"] and row["lower_bound"]
+    assert row["span"] == 4
+
+
+def test_attribution_skips_families_outside_their_hypotheses():
+    report, _ = compute_ideal(2, 2, 2, max_degree=2, families=[ListFamily("prop24", prop24_cubics)])
+    assert report.attribution["skipped"][0]["reason"].startswith("not-applicable")
+
+
+def test_registered_linear_family_spans_J1():
+    report, _ = compute_ideal(3, 3, 2, max_degree=2, families="linear")
+    linear = report.attribution["degrees"][0]
+    assert linear["families"][0]["span"] == linear["dim_J_mod_linear"] == 10 + 18
+    assert linear["unexplained"] == {"span": 0, "minimal_generators": 0}
+
+
+# -- command line ---------------------------------------------------------------------------
+
+def test_cli_json_carries_the_contract(run_cli):
+    code, out, err = run_cli("ideal", "--d", 2, "--t", 2, "--a", 2, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    for key in ("ambient_dimension", "variety_dimension", "dim_J", "minimal_generators",
+                "family_attribution", "points", "failure_probability"):
+        assert key in data
+    assert data["minimal_generators"] == {"1": 4, "4": 1}
+
+
+def test_cli_table(run_cli):
+    code, out, _ = run_cli("ideal", "--d", 2, "--t", 2)
+    assert code == 0
+    assert "minimal generators: 4 in degree 1, 1 in degree 4" in out
+    assert "family attribution" in out and "HMK Cor 3.3" in out
+
+
+@pytest.mark.parametrize("args,message", [
+    (("--d", 0, "--t", 2), "--d must be a positive integer"),
+    (("--d", 2, "--t", 2, "--col", 3), "not an output column"),
+    (("--d", 2, "--t", 2, "--max-degree", 0), "--max-degree must be at least 1"),
+    (("--d", 2, "--t", 2, "--prime", 91), "--prime must be a prime"),
+    (("--d", 2, "--t", 2, "--families", "nope"), "is not a family claim"),
+    (("--d", 9, "--t", 4, "--max-degree", 6), "monomials"),
+])
+def test_cli_bad_input(run_cli, args, message):
+    code, out, err = run_cli("ideal", *args)
+    assert code == 2 and message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_size_limit_is_bad_input():
+    with pytest.raises(BadInput):
+        compute_ideal(9, 4, max_degree=6, families="none")
