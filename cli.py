@@ -155,12 +155,16 @@ def show(claim_id, fmt, limit, **params):
     return 0
 
 
-@cli.command("verify-poly")
-@click.argument("polynomial")
+@cli.command("verify-poly", context_settings={"ignore_unknown_options": True})
+@click.argument("words", nargs=-1, required=True, type=click.UNPROCESSED, metavar="POLYNOMIAL")
 @_claim_param_options({p.name: p for p in PolynomialClaim.params})
 @_check_options
-def verify_poly(polynomial, method, backend, device, samples, seed, as_json, **params):
-    """Is POLYNOMIAL (Macaulay2 syntax, labels as `show --format m2` prints them) in J?"""
+def verify_poly(words, method, backend, device, samples, seed, as_json, **params):
+    """Is POLYNOMIAL (Macaulay2 syntax, labels as `show --format m2` prints them) in J?
+
+    A polynomial may start with a minus sign ("-y_((1,1),(1,1),(1,1)) + ..."): words that
+    are not options of this command are read as the polynomial."""
+    polynomial = " ".join(words)
     claim = PolynomialClaim(polynomial)
     verdict = claim.verify(params, method, _context(seed, samples, backend, device, as_json))
     verdict.params = {"polynomial": polynomial, **verdict.params}

@@ -131,6 +131,12 @@ class SphereWitness:
 
 #: U = (0, pi/4)^2, the domain of Thm 3.6's proof.
 SPHERE_DOMAIN = (0.0, float(np.pi) / 4)
+#: The compact box [pi/32, 7pi/32]^2 inside U where numeric checks sample.  Towards the edge
+#: of U a coordinate z = s~_k / (a + B phi)_k of the gate tends to 0, t = logit(z) to -inf,
+#: and the gate's second derivatives (terms of size |z'|^2 / z^2) are mixed into the other
+#: coordinates by the float64 product t^T W_theta^dagger W_theta: at phi_2 = 1.5e-4 the
+#: autodiff K is off by 6e-8.  The construction is exact there (``--method symbolic``).
+SPHERE_SAMPLING_BOX = (float(np.pi) / 32, 7 * float(np.pi) / 32)
 
 
 def _invertible_integer_matrix(sampler: Sampler, size: int, bound: int = 3) -> np.ndarray:

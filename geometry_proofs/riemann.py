@@ -121,7 +121,7 @@ def _chain(metric: sympy.ImmutableMatrix, coords: tuple, simplify: Simplifier) -
     first = [[[simplify((dg[j][k][i] + dg[i][k][j] - dg[i][j][k]) / 2) for j in range(d)]
               for i in range(d)] for k in range(d)]
     chain = _Chain(metric, simplify, sympy.Array(first), None, None, None)
-    if all(x == 0 for x in chain.christoffel_1st):
+    if all(x == 0 for x in sympy.flatten(first)):
         # a constant metric: Gamma^k_ij = g^{kl} Gamma_{l,ij} = 0 without inverting g
         zero = lambda *shape: sympy.Array(sympy.MutableDenseNDimArray.zeros(*shape))
         return _Chain(metric, simplify, chain.christoffel_1st, zero(d, d, d), zero(d, d, d, d),
@@ -137,6 +137,11 @@ def _chain(metric: sympy.ImmutableMatrix, coords: tuple, simplify: Simplifier) -
                   for n in range(d)] for m in range(d)] for s in range(d)] for a in range(d)]
     return _Chain(metric, simplify, sympy.Array(first), sympy.Array(second), sympy.Array(upper),
                   sympy.Array(lowered))
+
+
+def components(array) -> list:
+    """All components of a SymPy Array (or Matrix), flattened."""
+    return list(sympy.flatten(array.tolist()))
 
 
 def _chain_of(metric, coords, simplify) -> _Chain:
@@ -196,6 +201,88 @@ def gaussian_curvature(metric, coords, simplify: Simplifier = cancel_trig) -> sy
         raise BadInput(f"Gaussian curvature needs a surface (2 coordinates); got {len(coords)}")
     lowered = metric_to_riemann_lowered(metric, coords, simplify)
     return simplify(lowered[0, 1, 0, 1] / sympy.Matrix(metric).det())
+
+
+def _riemann_from_metric_jet(g, dg, ddg, simplify: Simplifier) -> sympy.Array:
+    """R_asmn from g, dg[i][j][k] = d_k g_ij and ddg[i][j][k][l] = d_k d_l g_ij at one point:
+    Gamma_{k,ij} and d_m Gamma_{k,ij} from the jet, d_m g^{-1} = -g^{-1} (d_m g) g^{-1}, then
+    the formula of ``metric_to_riemann_components``."""
+    d = g.rows
+    inverse = g.inv().applyfunc(simplify)
+    first = [[[(dg[j][k][i] + dg[i][k][j] - dg[i][j][k]) / 2 for j in range(d)] for i in range(d)]
+             for k in range(d)]
+    d_first = [[[[(ddg[j][k][i][m] + ddg[i][k][j][m] - ddg[i][j][k][m]) / 2 for m in range(d)]
+                 for j in range(d)] for i in range(d)] for k in range(d)]
+    second = [[[sum(inverse[r, k] * first[k][i][j] for k in range(d)) for j in range(d)]
+               for i in range(d)] for r in range(d)]
+    d_inverse = [-inverse * sympy.Matrix(d, d, lambda a, b: dg[a][b][m]) * inverse for m in range(d)]
+    d_second = [[[[sum(d_inverse[m][r, k] * first[k][i][j] + inverse[r, k] * d_first[k][i][j][m]
+                       for k in range(d)) for m in range(d)] for j in range(d)] for i in range(d)]
+                for r in range(d)]
+    upper = [[[[d_second[r][n][s][m] - d_second[r][m][s][n]
+                + sum(second[r][m][l] * second[l][n][s] - second[r][n][l] * second[l][m][s]
+                      for l in range(d))
+                for n in range(d)] for m in range(d)] for s in range(d)] for r in range(d)]
+    return sympy.Array([[[[simplify(sum(g[a, r] * upper[r][s][m][n] for r in range(d)))
+                           for n in range(d)] for m in range(d)] for s in range(d)] for a in range(d)])
+
+
+def metric_to_riemann_lowered_at(metric, coords, point: dict,
+                                 simplify: Simplifier = cancel_trig) -> sympy.Array:
+    """R_asmn at one point, from the 2-jet of g there (substituted before the algebra, so
+    metrics with many symbolic coefficients stay small).  ``point``: coordinate -> value."""
+    d = len(coords)
+    metric = sympy.Matrix(metric)
+    at = lambda e: simplify(sympy.sympify(e).subs(point))
+    dg = [[[at(sympy.diff(metric[i, j], coords[k])) for k in range(d)] for j in range(d)]
+          for i in range(d)]
+    ddg = [[[[at(sympy.diff(metric[i, j], coords[k], coords[l])) for l in range(d)]
+             for k in range(d)] for j in range(d)] for i in range(d)]
+    return _riemann_from_metric_jet(metric.applyfunc(at), dg, ddg, simplify)
+
+
+def immersion_to_riemann_lowered_at(mean, coords, point: dict, covariance=None,
+                                    simplify: Simplifier = cancel_trig) -> sympy.Array:
+    """R_asmn at one point of phi -> mu(phi) with g = J^T P J (P = Sigma^{-1}), from the 3-jet
+    of mu there: d_k g_ij = H_ik P J_j + J_i P H_jk and
+    d_k d_l g_ij = T_ikl P J_j + H_ik P H_jl + H_il P H_jk + J_i P T_jkl (intrinsic: the
+    Gauss equation is not used)."""
+    d = len(coords)
+    mean = sympy.Matrix(mean)
+    P = sympy.eye(mean.rows) if covariance is None else sympy.Matrix(covariance).inv()
+    at = lambda e: sympy.Matrix(e).applyfunc(lambda x: simplify(x.subs(point)))
+    J = [at(mean.diff(coords[i])) for i in range(d)]
+    H = [[at(mean.diff(coords[i], coords[k])) for k in range(d)] for i in range(d)]
+    T = [[[at(mean.diff(coords[i], coords[k], coords[l])) for l in range(d)] for k in range(d)]
+         for i in range(d)]
+    dot = lambda x, y: simplify((x.T * P * y)[0])
+    g = sympy.Matrix(d, d, lambda i, j: dot(J[i], J[j]))
+    dg = [[[dot(H[i][k], J[j]) + dot(J[i], H[j][k]) for k in range(d)] for j in range(d)]
+          for i in range(d)]
+    ddg = [[[[dot(T[i][k][l], J[j]) + dot(H[i][k], H[j][l]) + dot(H[i][l], H[j][k])
+              + dot(J[i], T[j][k][l]) for l in range(d)] for k in range(d)] for j in range(d)]
+           for i in range(d)]
+    return _riemann_from_metric_jet(g, dg, ddg, simplify)
+
+
+def gaussian_curvature_at(metric, coords, point: dict, simplify: Simplifier = cancel_trig) -> sympy.Expr:
+    """K = R_0101 / det g at one point of a surface given by its metric."""
+    if len(coords) != 2:
+        raise BadInput(f"Gaussian curvature needs a surface (2 coordinates); got {len(coords)}")
+    lowered = metric_to_riemann_lowered_at(metric, coords, point, simplify)
+    return simplify(lowered[0, 1, 0, 1] / sympy.Matrix(metric).subs(point).det())
+
+
+def immersion_gaussian_curvature_at(mean, coords, point: dict, covariance=None,
+                                    simplify: Simplifier = cancel_trig) -> sympy.Expr:
+    """K = R_0101 / det g at one point of a surface phi -> mu(phi)."""
+    if len(coords) != 2:
+        raise BadInput(f"Gaussian curvature needs a surface (2 coordinates); got {len(coords)}")
+    mean = sympy.Matrix(mean)
+    lowered = immersion_to_riemann_lowered_at(mean, coords, point, covariance, simplify)
+    J = mean.jacobian(list(coords)).subs(point)
+    P = sympy.eye(mean.rows) if covariance is None else sympy.Matrix(covariance).inv()
+    return simplify(lowered[0, 1, 0, 1] / (J.T * P * J).det())
 
 
 def _lambdify_batched(expressions: list, coords: tuple) -> Callable[[np.ndarray], np.ndarray]:

@@ -1,7 +1,7 @@
 """Numeric Riemannian curvature on any array backend, batched over points.
 
 Two routes, both written once against :class:`kernels.backend.Backend` (``einsum``,
-``linalg.inv``, ``linalg.det``, ``linalg.eigvalsh`` have the same spelling in NumPy,
+``linalg.pinv``, ``linalg.det``, ``linalg.eigvalsh`` have the same spelling in NumPy,
 PyTorch and JAX):
 
 * **immersion** phi -> mu(phi) in R^D with the Fisher–Rao metric of N(mu, Sigma) for a
@@ -119,6 +119,13 @@ def autodiff_jet(function: Callable, points, backend: Backend):
     return compile_(vmap(jet))(points)
 
 
+def _inverse(xp, metric):
+    """g^{-1}; the pseudo-inverse, so that a point where phi -> mu(phi) is not an immersion
+    gives meaningless numbers (to be screened with ``metric_eigenvalues``) instead of an
+    exception that would discard the whole batch."""
+    return xp.linalg.pinv(metric)
+
+
 def _precision(precision, ambient: int, backend: Backend):
     if precision is None:
         return backend.asarray(np.eye(ambient))
@@ -135,7 +142,7 @@ def second_fundamental_form(jac, hess, backend: Backend, precision=None):
     """II_ij = H_ij - J g^{-1} J^T P H_ij, the P-normal part of the Hessian, shape=[B, D, d, d]."""
     xp = backend.module
     P = _precision(precision, jac.shape[-2], backend)
-    g_inv = xp.linalg.inv(fisher_rao_metric(jac, backend, P))
+    g_inv = _inverse(xp, fisher_rao_metric(jac, backend, P))
     tangential = xp.einsum("bai,bik,bck,cd,bdmn->bamn", jac, g_inv, jac, P, hess)
     return hess - tangential
 
@@ -149,7 +156,7 @@ def immersion_curvature_from_jet(jac, hess, backend: Backend, precision=None) ->
     P = _precision(precision, jac.shape[-2], backend)
     metric = fisher_rao_metric(jac, backend, P)
     first = xp.einsum("zak,ac,zcij->zkij", jac, P, hess)
-    second = xp.einsum("zkl,zlij->zkij", xp.linalg.inv(metric), first)
+    second = xp.einsum("zkl,zlij->zkij", _inverse(xp, metric), first)
     normal = second_fundamental_form(jac, hess, backend, P)
     products = xp.einsum("zaij,ac,zckl->zijkl", normal, P, normal)
     riemann = xp.einsum("zacbd->zabcd", products) - xp.einsum("zadbc->zabcd", products)
@@ -165,7 +172,7 @@ def metric_curvature_from_jet(metric, dmetric, ddmetric, backend: Backend) -> Cu
     R^r_smn = d_m Gamma^r_ns - d_n Gamma^r_ms + Gamma^r_ml Gamma^l_ns - Gamma^r_nl Gamma^l_ms.
     """
     xp = backend.module
-    g_inv = xp.linalg.inv(metric)
+    g_inv = _inverse(xp, metric)
     first = 0.5 * (xp.einsum("zjki->zkij", dmetric) + xp.einsum("zikj->zkij", dmetric)
                    - xp.einsum("zijk->zkij", dmetric))
     d_first = 0.5 * (xp.einsum("zjkim->zkijm", ddmetric) + xp.einsum("zikjm->zkijm", ddmetric)
@@ -186,7 +193,7 @@ def metric_curvature_from_jet(metric, dmetric, ddmetric, backend: Backend) -> Cu
 
 def _finish(metric, first, second, riemann, scale, backend: Backend, normal=None) -> Curvature:
     xp = backend.module
-    g_inv = xp.linalg.inv(metric)
+    g_inv = _inverse(xp, metric)
     ricci = xp.einsum("zam,zasmn->zsn", g_inv, riemann)
     scalar = xp.einsum("zsn,zsn->z", g_inv, ricci)
     return Curvature(metric, first, second, riemann, ricci, scalar, scale, backend, normal)

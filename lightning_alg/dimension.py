@@ -220,7 +220,7 @@ def sample_weights(arch: Architecture, sampler: Sampler, prime: int | None) -> l
     The float scaling keeps the scores x^T A y of order one.  With unit-variance weights the
     softmax saturates (scores of order d) and the smallest nonzero singular value of the
     Figure 3 Jacobian falls to about 6e-7 sigma_1 at delta = 10: still clear in float64, lost
-    in float32; with this scaling it stays above 1e-3 sigma_1 (docs/hmk.md).
+    in float32; with this scaling it stays above 3e-4 sigma_1 (docs/hmk.md).
     """
     if prime is not None:
         return [sampler.prime_field(shape, prime) for shape in arch.weight_shapes()]
@@ -243,6 +243,7 @@ class RankMeasurement:
     ``symmetry_rank`` s: rank of the symmetry tangents (None when too large to form), so
     P - s is an exact upper bound on the dimension; ``kernel_residual``: |J T^T| (0 over F_p;
     relative Frobenius norm in floating point) checks that the tangents are in the kernel.
+    ``adaptive``: the number of inputs was doubled until the rank stopped growing.
     """
 
     rank: int
@@ -257,10 +258,17 @@ class RankMeasurement:
     backend: str | None = None
     device: str | None = None
     attempts: list = field(default_factory=list)
+    adaptive: bool = False
 
     @property
     def upper_bound(self) -> int | None:
         return None if self.symmetry_rank is None else self.parameters - self.symmetry_rank
+
+    @property
+    def ample(self) -> bool:
+        """Whether a rank below the bound is trusted to be the map's, not the sample's: the
+        inputs were doubled until the rank stopped growing, or the Jacobian has >= 2P rows."""
+        return self.adaptive or self.rows >= 2 * self.parameters
 
     @property
     def certified(self) -> bool:
@@ -317,7 +325,7 @@ def measure_exact(arch: Architecture, sampler: Sampler, samples: int | None = No
     if tangents is not None:
         residual = float(np.count_nonzero(matmul_mod_p(J, np.ascontiguousarray(tangents.T), prime)))
     return RankMeasurement(rank, arch.parameters, count, J.shape[0], "exact", sym_rank,
-                           residual, prime=prime, attempts=attempts)
+                           residual, prime=prime, attempts=attempts, adaptive=not samples)
 
 
 def measure_numeric(arch: Architecture, sampler: Sampler, samples: int | None = None,

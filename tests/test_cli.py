@@ -51,6 +51,14 @@ def test_verify_poly_refutes_with_witness(run_cli):
     assert data["counterexample"]["value"] == str(a11 * v1 - 2 * a11 * v1)
 
 
+def test_verify_poly_accepts_a_leading_minus(run_cli):
+    code, out, _ = run_cli("verify-poly", "-y_((1,1),(1,1),(1,1)) + y_((1,2),(1,2),(1,1))",
+                           "--d", 2, "--t", 2)
+    assert code == 0 and out.startswith("proved")
+    code, _, err = run_cli("verify-poly", "y_((1,1),(1,1),(1,1))", "--dd", 2, "--t", 2)
+    assert code == 2 and err.count("\n") == 1
+
+
 def test_list(run_cli):
     code, out, _ = run_cli("list", "--source", "ADM", "--json")
     assert code == 0 and {"linear", "monomial-count", "coefficients"} <= {c["id"] for c in json.loads(out)}

@@ -17,7 +17,6 @@ from lightning_alg.claims import cross_column as claims_module
 from lightning_alg.claims.base import coordinates_of
 from lightning_alg.coordinates import CoordinateSystem
 from lightning_alg.invariants import coordinate_matrices, cross_cubic, cross_row, low_rank, syzygy
-from lightning_alg.labels import Label
 
 CROSS_CUBIC, LOW_RANK, SYZYGY, CROSS_ROW, ENTRIES = (
     REGISTRY.get(c) for c in ("cross-cubic", "low-rank", "syzygy", "cross-row", "flattening-entries"))
@@ -52,6 +51,7 @@ def test_d3_families_are_expanded_in_full():
     (LOW_RANK, {"d": 3, "t": 2, "a": 3}, "a < d"),
     (SYZYGY, {"d": 3, "t": 2, "a": 2}, "a >= d"),
     (SYZYGY, {"d": 1, "t": 2, "a": 1}, "d >= 2"),
+    (SYZYGY, {"d": 2, "t": 2}, "ker E = 0"),
     (CROSS_CUBIC, {"d": 2, "t": 2}, "d >= 3"),
     (CROSS_CUBIC, {"d": 3, "t": 1}, "t >= 2"),
     (LOW_RANK, {"d": 3, "t": 1, "a": 1}, "t >= 2"),
@@ -494,3 +494,21 @@ def test_family_evaluation_matches_expansion():
     from kernels.polyeval import compile_polynomials
     compiled = compile_polynomials(family.expand(coords), coords.symbol_index)
     assert list(values) == list(compiled.evaluate_mod_p(y, P)[0])
+
+
+def test_symbolic_proof_without_expanding_costly_members():
+    v = LOW_RANK.verify({"d": 5, "t": 2, "a": 4}, "symbolic")
+    assert v.status is Status.PROVED and "factorization proves every minor" in v.evidence["note"]
+    assert statuses(v) == ["proved"] * 3  # factorization, nontrivial, count
+
+
+@pytest.mark.parametrize("claim,args", [
+    ("cross-cubic", ["--d", 3, "--t", 2, "--a", 1]), ("low-rank", ["--d", 3, "--t", 2, "--a", 2]),
+    ("syzygy", ["--d", 3, "--t", 2]),
+])
+def test_every_m2_line_of_the_d3_families_passes_verify_poly(run_cli, claim, args):
+    code, out, _ = run_cli("show", claim, *args, "--format", "m2")
+    assert code == 0
+    for line in out.splitlines():
+        code, verdict, _ = run_cli("verify-poly", line, *args, "--method", "exact")
+        assert code == 0 and verdict.startswith("verified"), line

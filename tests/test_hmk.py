@@ -7,6 +7,7 @@ import pytest
 
 import kernels.jacobian as jac
 import lightning_alg.claims.hmk as hmk
+import lightning_alg.claims.hmk_fibres as hmk_fibres
 import lightning_alg.dimension as dimension
 from kernels.claim import CheckContext
 from kernels.errors import BadInput
@@ -95,10 +96,10 @@ def test_matmul_fibre_mutations(monkeypatch):
     def wrong_action(Q, K, C, prime):     # C^{-1} where the lemma has C^{-T}
         return matmul_mod_p(inverse_mod_p(C, prime), Q, prime), matmul_mod_p(C, K, prime)
 
-    monkeypatch.setattr(hmk, "gauge_action", wrong_action)
+    monkeypatch.setattr(hmk_fibres, "gauge_action", wrong_action)
     assert verify("matmul-fibre", d=3, a=2).status.value == "refuted"
     monkeypatch.undo()
-    monkeypatch.setattr(hmk, "gauge_between", lambda K, K2, p: np.eye(K.shape[0], dtype=np.int64))
+    monkeypatch.setattr(hmk_fibres, "gauge_between", lambda K, K2, p: np.eye(K.shape[0], dtype=np.int64))
     assert verify("matmul-fibre", d=3, a=2).status.value == "refuted"
 
 
@@ -117,13 +118,13 @@ def test_fibre_single_layer_needs_two_tokens():
 @pytest.mark.parametrize("method", ["exact", "symbolic"])
 def test_fibre_single_layer_mutation_of_the_model(monkeypatch, method):
     # V X X^T A^T X: the swap (k <-> v) is no longer a symmetry
-    monkeypatch.setattr(hmk, "lightning_attention", lambda X, A, V: V @ (X @ (X.T @ A.T @ X)))
+    monkeypatch.setattr(hmk_fibres, "lightning_attention", lambda X, A, V: V @ (X @ (X.T @ A.T @ X)))
     assert verify("fibre-single-layer", method, d=2, dprime=1, t=2).status.value == "refuted"
 
 
 def test_fibre_single_layer_mutation_of_the_swap(monkeypatch):
     from lightning_alg.fibres import outer_mod_p
-    monkeypatch.setattr(hmk, "rank_one_swap", lambda k, q, h, v, p: (
+    monkeypatch.setattr(hmk_fibres, "rank_one_swap", lambda k, q, h, v, p: (
         (outer_mod_p(k, q, p), outer_mod_p(h, v, p)), (outer_mod_p(v, q, p), outer_mod_p(h, v, p))))
     verdict = verify("fibre-single-layer", "exact", d=3, dprime=2, t=2)
     assert verdict.status.value == "refuted" and "swap" in verdict.summary
@@ -186,7 +187,7 @@ def test_singular_locus_refutes_lemma_a3_as_printed_and_checks_the_rest():
 def test_singular_locus_mutation(monkeypatch):
     from lightning_alg.fibres import outer_mod_p
     # (p⊗q, +h⊗p) is not in the kernel at the critical points
-    monkeypatch.setattr(hmk, "critical_kernel_vector", lambda q, h, p_, prime: np.concatenate(
+    monkeypatch.setattr(hmk_fibres, "critical_kernel_vector", lambda q, h, p_, prime: np.concatenate(
         [outer_mod_p(p_, q, prime).ravel(), outer_mod_p(h, p_, prime).ravel()]))
     verdict = verify("singular-locus", d=3, dprime=2, t=2)
     assert part_statuses(verdict)["Lemma A.3 (corrected)"] == "refuted"
@@ -204,17 +205,17 @@ def test_virtual_weights(d, method, status):
 
 @pytest.mark.parametrize("method", ["symbolic", "exact"])
 def test_virtual_weights_mutations(monkeypatch, method):
-    original = hmk.unrolled_output
+    original = hmk_fibres.unrolled_output
     flipped = [(alpha, not transposed) for alpha, transposed in unrolled_factors(2)]
-    monkeypatch.setattr(hmk, "unrolled_output", lambda Ms, L, X: original(Ms, L, X, flipped))
+    monkeypatch.setattr(hmk_fibres, "unrolled_output", lambda Ms, L, X: original(Ms, L, X, flipped))
     verdict = verify("virtual-weights", method, d=(3, 3, 3), t=3)
     assert verdict.status.value == "refuted" and "eq (12)" in verdict.summary
 
 
 def test_virtual_weights_change_of_basis_mutation(monkeypatch):
-    original = hmk.change_of_basis
+    original = hmk_fibres.change_of_basis
     # C_i where eq (9) has C_i^{-1}
-    monkeypatch.setattr(hmk, "change_of_basis", lambda As, Vs, Cs, inverses: original(As, Vs, Cs, Cs))
+    monkeypatch.setattr(hmk_fibres, "change_of_basis", lambda As, Vs, Cs, inverses: original(As, Vs, Cs, Cs))
     verdict = verify("virtual-weights", "exact", d=(3, 3, 3), t=3)
     assert verdict.status.value == "refuted" and "eq (9)" in verdict.summary
 
@@ -232,12 +233,12 @@ def test_fibre_deep_verified():
 def test_fibre_deep_mutations(monkeypatch):
     from lightning_alg.virtual_weights import _product
     # drop the D_i of eq (10): the degrees of eq (13) no longer match
-    monkeypatch.setattr(hmk, "recursion_output", lambda Ms, L, X: L @ X @ _product(
+    monkeypatch.setattr(hmk_fibres, "recursion_output", lambda Ms, L, X: L @ X @ _product(
         [X.T @ M @ X for M in reversed(Ms)]))
     verdict = verify("fibre-deep", d=(3, 3, 3), a=2, t=3)
     assert part_statuses(verdict)["eq (13)"] == "refuted"
     monkeypatch.undo()
-    monkeypatch.setattr(hmk, "gauge_action", lambda Q, K, C, p: (Q, hmk.matmul_mod_p(C, K, p)))
+    monkeypatch.setattr(hmk_fibres, "gauge_action", lambda Q, K, C, p: (Q, hmk_fibres.matmul_mod_p(C, K, p)))
     verdict = verify("fibre-deep", d=(3, 3, 3), a=2, t=3)
     assert part_statuses(verdict)["GL_a, GL_delta, rescalings"] == "refuted"
 
@@ -343,6 +344,7 @@ def test_cli_dimension_json_fields_and_single_layer(run_cli):
     (("--d", "3,3,3", "--a", "2", "--t", "3", "--backend", "torch", "--device", "cuda"), "cuda"),
     (("--d", "3,3,3", "--a", "2", "--t", "3", "--softmax", "--method", "exact"), "numeric"),
     (("--figure3",), "--out"),
+    (("--d", "3,3,3", "--a", "2", "--t", "3", "--samples", "1"), "inconclusive"),
 ])
 def test_cli_dimension_bad_input(run_cli, args, message):
     from tests.conftest import cuda_available
@@ -370,3 +372,10 @@ def test_cli_figure3_writes_the_png(run_cli, tmp_path):
     assert all(r["softmax_measured"] == r["softmax_eq16"] for r in data["rows"])
     assert all(r["lightning_measured"] == r["lightning_corrected"] < r["lightning_eq14_printed"]
                for r in data["rows"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_figure3_is_right_at_other_seeds(seed):
+    from lightning_alg.hmk_figure3 import figure3_rows, rows_are_right
+    assert rows_are_right(figure3_rows(CheckContext(seed=seed)))

@@ -436,3 +436,40 @@ def test_seeded_verdicts_are_reproducible():
     first = verify(sc.LieFlatteningClaim(), "exact", d=5, seed=7)
     second = verify(sc.LieFlatteningClaim(), "exact", d=5, seed=7)
     assert first.to_json() | {"seconds": 0} == second.to_json() | {"seconds": 0}
+
+
+#: ADM Example 19's 10 x 9 gl_3 syzygy matrix M (columns alpha_1..3, beta_1..3, gamma_1..3,
+#: i.e. E_u1, E_u2, E_u3), transcribed from the paper.
+EXAMPLE19_GL3 = [
+    "a 0 0 d 0 0 i 0 0",
+    "2d a 0 2g d 0 2j i 0",
+    "2i 0 a 2j 0 d 2f 0 i",
+    "g 2d 0 b 2g 0 e 2j 0",
+    "2j 2i 2d 2e 2j 2g 2h 2f 2j",
+    "f 0 2i h 0 2j c 0 2f",
+    "0 g 0 0 b 0 0 e 0",
+    "0 2j g 0 2e b 0 2h e",
+    "0 f 2j 0 h 2e 0 c 2h",
+    "0 0 f 0 0 h 0 0 c",
+]
+
+
+def test_example_19_gl3_matrix_restricts_to_m_lie():
+    """The paper's two matrices agree with each other and with M_Lie: the off-diagonal
+    columns of M are the E_uv of M_Lie, and H_1 = alpha_1 - gamma_3, H_2 = beta_2 - gamma_3."""
+    letters = {k: sympy.Symbol(k) for k in "abcdefghij"}
+
+    def entry(text):
+        if text == "0":
+            return sympy.Integer(0)
+        return int(text[:-1] or 1) * letters[text[-1]]
+    gl3 = sympy.Matrix([[entry(x) for x in row.split()] for row in EXAMPLE19_GL3])
+    column = {(u, v): gl3[:, 3 * (v - 1) + (u - 1)] for u in (1, 2, 3) for v in (1, 2, 3)}
+    values = [letters[EXAMPLE19_LETTERS[K]] for K in multisets(3, 3)]
+    m_lie = sympy.Matrix(lie_flattening_matrix(3).evaluate_ring(values))
+    names = [name for name, _ in sl_basis(3)]
+    for c, name in enumerate(names):
+        if name.startswith("E"):
+            assert m_lie[:, c] == column[(int(name[1]), int(name[2]))]
+    assert m_lie[:, 0] == column[(1, 1)] - column[(3, 3)]
+    assert m_lie[:, 1] == column[(2, 2)] - column[(3, 3)]

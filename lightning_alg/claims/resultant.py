@@ -26,11 +26,11 @@ LINE = Param("line", "the line L = P(span{xi, zeta}) as two integer vectors xi:z
 
 #: Estimated ring operations of the symbolic check (sum over members of generic terms x
 #: (terms of a form at mu(W))^4) up to which ``auto`` proves, and beyond which it refuses.
-AUTO_SYMBOLIC_COST = 200_000
-MAX_SYMBOLIC_COST = 20_000_000
+AUTO_SYMBOLIC_COST = 5_000_000
+MAX_SYMBOLIC_COST = 100_000_000
 #: Terms ``show`` will expand in one call, and ``members`` for other tools.
-MAX_SHOW_TERMS = 300_000
-MAX_MEMBER_TERMS = 3_000_000
+MAX_SHOW_TERMS = 100_000
+MAX_MEMBER_TERMS = 400_000
 
 
 class ResultantClaim(Claim):
@@ -55,6 +55,10 @@ class ResultantClaim(Claim):
                  "coefficients of Res(Q_u^L, Q_w^L) in u, w, are quartics in J.")
     params = LIGHTNING_PARAMS + (LINE,)
     methods = METHODS
+    examples = ({"d": 3, "t": 2, "a": 1}, {"d": 3, "t": 2, "a": 2},
+                {"d": 3, "t": 2, "a": 3},                               # ADM Examples 41, 42
+                {"d": 3, "t": 2, "a": 3, "line": "1,1,0:0,1,1"},
+                {"d": 6, "t": 3, "a": 6, "method": "exact"})
 
     def validate(self, params):
         validate_lightning(params)

@@ -763,7 +763,7 @@ class Chow111Claim(Claim):
             return f"f_T(x) = {product}"
         return "\n".join([
             f"f_T(x) = {product}",
-            f"  (ADM Cor 22: A = K^T Q = k q^T, so x^T A x = (k.x)(q.x))",
+            "  (ADM Cor 22: A = K^T Q = k q^T, so x^T A x = (k.x)(q.x))",
             f"rank M_Lie(f_T) = {lie_rank_split_111(d)} at general weights (Remark 23); "
             f"{d * d - 1} at a general cubic",
             "show --limit N prints the vanishing minors (of N, then of M_Lie) one per line"])

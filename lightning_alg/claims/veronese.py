@@ -33,7 +33,7 @@ from lightning_alg.claims.linear import exact_rank
 from lightning_alg.invariant import Invariant, format_polynomial, invariant_json
 from lightning_alg.invariants import veronese as ver
 from lightning_alg.invariants.structured import (
-    ObjectArithmetic, check_nontrivial, check_vanishing, det_leibniz, generic_point,
+    ObjectArithmetic, check_nontrivial, check_vanishing, det_leibniz,
     symbolic_point)
 from lightning_alg.parametrization import uses_query_key
 
@@ -51,8 +51,8 @@ AUTO_SYMBOLIC_COST = 100_000
 MAX_SYMBOLIC_COST = 3_000_000
 #: Terms ``show`` will expand in one call (a minor of degree 2r has up to 2 (r!)^2), and
 #: terms ``members`` will expand for other tools.
-MAX_SHOW_TERMS = 300_000
-MAX_MEMBER_TERMS = 3_000_000
+MAX_SHOW_TERMS = 100_000
+MAX_MEMBER_TERMS = 400_000
 
 
 def require_expandable(family, count: int, limit: int, hint: str) -> None:
@@ -201,27 +201,25 @@ class VeroneseFamilyClaim(Claim):
         shown = min(family.size, limit or family.size)
         require_expandable(family, shown, MAX_SHOW_TERMS,
                            "use --limit, --r or --context-indices")
-        members = []
-        for k in range(shown):
-            single = family.restrict(k)
-            members.append((Invariant(single.expand(coords)[0], self.family_name, self.source,
-                                      family.describe(k)), single.blocks[0], family.block_of(k)))
+        singles = family.restrict_many(range(shown))
+        members = [(Invariant(poly, self.family_name, self.source, family.describe(k)),
+                    singles.blocks[k], family.block_of(k))
+                   for k, poly in enumerate(singles.expand(coords))]
         if fmt == "m2":
             return "\n".join(format_polynomial(m.poly, coords, "m2") for m, _, _ in members)
+        expanded = singles.coordinates.expand()
         if fmt == "json":
-            return json.dumps(self._json(params, coords, family, members), indent=1)
-        return "\n".join(self._structured(params, coords, family, members, fmt))
+            return json.dumps(self._json(params, coords, family, members, expanded), indent=1)
+        return "\n".join(self._structured(params, coords, family, members, expanded, fmt))
 
-    def _json(self, params, coords, family, members) -> dict:
-        used = list(dict.fromkeys(e for _, single, _ in members
-                                  for line in single.entries for e in line))
+    def _json(self, params, coords, family, members, expanded) -> dict:
         return {"claim": self.id, "source": self.source, "params": params,
                 "counts": self.count_check(params, family).evidence,
-                "veronese_coordinates": [coordinate_json(key, family.coordinates, coords)
-                                         for key in used],
+                "veronese_coordinates": [coordinate_json(key, family.coordinates, coords, poly)
+                                         for key, poly in expanded.items()],
                 "invariants": [invariant_json(m, coords) for m, _, _ in members]}
 
-    def _structured(self, params, coords, family, members, fmt) -> list[str]:
+    def _structured(self, params, coords, family, members, expanded, fmt) -> list[str]:
         comment, end = ("% ", " \\\\") if fmt == "latex" else ("# ", "")
         out = [f"{comment}{self.source}: {self.statement}",
                f"{comment}output (i,j) = ({coords.row},{coords.col}), context column n = "
@@ -238,7 +236,7 @@ class VeroneseFamilyClaim(Claim):
                 if key not in seen:
                     seen.add(key)
                     out += [line + end for line in coordinate_lines(
-                        key, family.coordinates, coords, fmt, with_L)]
+                        key, family.coordinates, coords, expanded[key], fmt, with_L)]
             out.append(minor_line(member, single, coords, fmt, with_L) + end)
         return out
 
@@ -276,15 +274,15 @@ def block_title(block: ver.RankOneBlock) -> str:
             f"{len(block.col_keys)} matrix over L in {[tuple(L) for L in Ls]}")
 
 
-def coordinate_lines(key: ver.VeroneseCoordinate, coordinates, coords, fmt,
+def coordinate_lines(key: ver.VeroneseCoordinate, coordinates, coords, poly, fmt,
                      with_L: bool) -> list[str]:
-    """M_alpha(y) (with f), and D_alpha(y) = det M_alpha(y) expanded, with its value on
-    the variety (ADM Thm 30)."""
+    """M_alpha(y) (with f), and D_alpha(y) = det M_alpha(y) = ``poly`` expanded, with its
+    value on the variety (ADM Thm 30)."""
     matrix = coordinates.matrix(key)
     name = key.name(with_L, fmt)
     M = "M" + name[1:]
     grid = matrix_text([[entry_text(w, lab, coords, fmt) for w, lab in line] for line in matrix], fmt)
-    expanded = format_polynomial(expand_coordinate(key, coordinates, coords), coords, fmt)
+    expanded = format_polynomial(poly, coords, fmt)
     v_alpha = ver.monomial_text(key.alpha, key.K, fmt)
     f = "(" + ",".join(map(str, key.f)) + ")"
     if fmt == "latex":
@@ -295,18 +293,12 @@ def coordinate_lines(key: ver.VeroneseCoordinate, coordinates, coords, fmt,
             f"{name}(y) = det {M}(y) = {expanded}   (= {v_alpha} det A_(K,L) on the variety)"]
 
 
-def expand_coordinate(key, coordinates, coords) -> sympy.Expr:
-    single = ver.VeroneseCoordinates(coords, coordinates.context, [key])
-    _, point = generic_point(coords, single.variables())
-    return single.evaluate(point, ObjectArithmetic())[0, 0].as_expr()
-
-
-def coordinate_json(key, coordinates, coords) -> dict:
+def coordinate_json(key, coordinates, coords, poly) -> dict:
     return {"name": key.name(with_L=True), "K": list(key.K), "L": list(key.L),
             "alpha": list(key.alpha), "f": list(key.f),
             "matrix": [[{"factor": w, "label": lab.m2(coords.with_row)} for w, lab in line]
                        for line in coordinates.matrix(key)],
-            "m2": format_polynomial(expand_coordinate(key, coordinates, coords), coords, "m2"),
+            "m2": format_polynomial(poly, coords, "m2"),
             "on_variety": f"{ver.monomial_text(key.alpha, key.K)}*det(A_(K,L))"}
 
 
@@ -341,6 +333,11 @@ class VeroneseClaim(VeroneseFamilyClaim):
                  "the variety, and D_alpha(mu(W)) = v^alpha det(A_{K,L}).")
     params = VeroneseFamilyClaim.params + (TARGET_INDICES,)
     index_params = ("context_indices", "target_indices")
+    examples = ({"d": 2, "t": 2, "a": 2},                               # ADM Example 29 / 31
+                {"d": 2, "t": 2, "a": 2, "target_indices": (2, 1)},     # Example 31's L
+                {"d": 3, "t": 2, "a": 2}, {"d": 3, "t": 2, "a": 3},     # ADM Example 36
+                {"d": 4, "t": 3, "a": 4, "method": "exact"},
+                {"d": 6, "t": 2, "a": 6, "method": "exact"})
     family_name = "catalecticant 2x2 minors (ADM Thm 30)"
     count_formula = "sum_r C(d,r)^2 C(r,2) C(C(2r-2,r-1),2)"
 
@@ -401,6 +398,9 @@ class CrossTargetClaim(VeroneseFamilyClaim):
     statement = ("The 2x2 minors of (D_{alpha,L}, D_{alpha,L'})_alpha for two target choices "
                  "L != L' vanish on the attention variety.")
     family_name = "cross-target 2x2 minors (ADM Cor 32)"
+    examples = ({"d": 3, "t": 2, "a": 2}, {"d": 3, "t": 2, "a": 3},     # ADM Example 36
+                {"d": 4, "t": 2, "a": 4, "r": 2, "method": "exact"},
+                {"d": 5, "t": 3, "a": 5, "method": "exact"})
     count_formula = "sum_r C(d,r) C(C(d,r),2) C(C(2r-1,r),2)"
 
     def admits(self, params, r):
@@ -433,6 +433,9 @@ class BlockVeroneseClaim(VeroneseFamilyClaim):
                  "columns (gamma, L) vanish on the attention variety.")
     params = VeroneseFamilyClaim.params + (SPLIT,)
     family_name = "block Veronese 2x2 minors (ADM Cor 33 / Remark 34)"
+    examples = ({"d": 3, "t": 2, "a": 2}, {"d": 3, "t": 2, "a": 3},     # ADM Example 36
+                {"d": 4, "t": 2, "a": 4, "split": 2, "method": "exact"},  # ADM Remark 34
+                {"d": 5, "t": 3, "a": 5, "method": "exact"})
     count_formula = "sum_{r>s} C(d,r) C(C(r+s-1,s),2) C(C(2r-s-1,r-s) C(d,r),2)"
 
     def admits(self, params, r):
@@ -495,9 +498,9 @@ def example31_check(coords, a: int) -> Verdict:
         _compare(f"M_{alpha}(y)", key.matrix(coords.row, coords.col, 2),
                  ver.labelled_matrix(printed, coords), mismatches)
         factor, which = ver.EXAMPLE31_D[alpha]
-        coordinates = ver.VeroneseCoordinates(coords, 2, [key])
-        _compare(f"D_{alpha}(y)", sympy.expand(expand_coordinate(key, coordinates, coords)),
-                 sympy.expand(factor * minors[which]), mismatches)
+        D = ver.VeroneseCoordinates(coords, 2, [key]).expand()[key]
+        _compare(f"D_{alpha}(y)", sympy.expand(D), sympy.expand(factor * minors[which]),
+                 mismatches)
     for L in (ver.EXAMPLE31_L, (1, 2)):
         block = ver.catalecticant_block(ver.EXAMPLE31_K, L, 2)
         family = ver.VeroneseMinors("Example 31", coords, 2, [block])

@@ -85,10 +85,10 @@ def pencil_mod_p(stacked_values: np.ndarray, lam: np.ndarray, prime: int) -> np.
     return total
 
 
-def pencil_float(stacked_values: np.ndarray, lam: np.ndarray) -> np.ndarray:
-    """M(lambda) in float64 (NumPy arrays, shapes as in :func:`pencil_mod_p`)."""
+def pencil_float(stacked_values, lam, backend):
+    """M(lambda) in float64 on ``backend`` (arrays of it, shapes as in :func:`pencil_mod_p`)."""
     batch, rows, d = stacked_values.shape
-    return np.einsum("bk,bkrc->brc", lam, stacked_values.reshape(batch, d, d, d))
+    return backend.module.einsum("bk,bkrc->brc", lam, stacked_values.reshape(batch, d, d, d))
 
 
 def slice_formula(A, v, k: int, half) -> list[list]:

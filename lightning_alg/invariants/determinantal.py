@@ -161,9 +161,6 @@ class LinearMatrix:
                     if limit is not None and found >= limit:
                         return
 
-    def minor_count(self, size: int) -> int:
-        return comb(len(self.rows), size) * comb(len(self.columns), size)
-
 
 def _laplace_determinant(matrix, ctx):
     """det of a square matrix of fmpz_mpoly: Laplace expansion along the rows, memoised

@@ -67,7 +67,9 @@ def display_names(coords: CoordinateSystem, fmt: str) -> tuple[list[str], list[s
         names = [f"y{k}" if fmt == "text" else f"y_{{{k}}}" for k in digits]
     else:
         names = ["y(" + ",".join(map(str, label.rows)) + ")" for label in labels]
-    legend = sorted(f"{name} = {label.text(coords.with_row)}   (ADM: y{''.join(map(str, label.rows))})"
+    paper = {label: "   (ADM: y" + "".join(map(str, label.rows)) + ")" if coords.d == 3 else ""
+             for label in labels}
+    legend = sorted(f"{name} = {label.text(coords.with_row)}{paper[label]}"
                     for name, label in zip(names, labels))
     return names, legend
 

@@ -492,7 +492,8 @@ def check_vanishing(family: StructuredFamily, coords: CoordinateSystem, a: int, 
                             f"{family.name}: all {family.size} {what} at {points} random "
                             f"points over F_{prime}"),
                         evidence={"note": "bound for the reduction mod p (union bound over "
-                                  "members); all coefficients are integers"})
+                                  "members); all coefficients are integers",
+                                  "weights_mod_p": [weights.point(b) for b in range(points)]})
     backend = get_backend(context.backend, context.device)
     arith = FloatArithmetic(backend)
     points = context.samples or DEFAULT_NUMERIC_POINTS

@@ -15,7 +15,11 @@ coefficient matrix E (C(2d-1,d) x C(D,d)); every c in ker E gives the invariant
 
 and dim ker E = C(D,d) - rank E >= C(D,d) - C(2d-1,d).  The kernel basis used is the one
 of the reduced column echelon form over Q: one relation per minor that is not a pivot,
-expressing it through the earlier pivot minors.
+expressing it through the earlier pivot minors, scaled to coprime integers.
+
+The proof also prints the entries F(mu(W))[{k1,k2}, l] = (1/omega)(a_{k2 l} v_{k1} +
+a_{k1 l} v_{k2}) with omega(k, k) = 1 (eq 4), which doubles the rows {k, k}; Phi(v) as
+described above is right (claim ``flattening-entries``, docs/cross-column.md).
 """
 
 from __future__ import annotations
@@ -72,17 +76,21 @@ def maximal_minor_subsets(d: int) -> list[tuple[int, ...]]:
     return list(combinations(range(comb(d + 1, 2)), d))
 
 
-def sparse_determinant(rows: list[list[tuple[int, int, Fraction]]]) -> dict[tuple, Fraction]:
-    """Leibniz expansion of a square matrix of monomial entries c * v_var, given sparsely.
+def integer_row(row: list[tuple[int, int, Fraction]]) -> tuple[list[tuple[int, int, int]], int]:
+    """A sparse row scaled to integers: ((column, var, integer coefficient) list, scale)."""
+    scale = math.lcm(*(c.denominator for _, _, c in row)) if row else 1
+    return [(column, var, int(c * scale)) for column, var, c in row], scale
+
+
+def sparse_determinant(rows) -> dict[tuple, Fraction]:
+    """Leibniz expansion of a square matrix of monomial entries c * v_var, given as
+    :func:`integer_row` rows.
 
     Returns {sorted v-index tuple: coefficient}.  Only choices with distinct columns are
-    visited, so a matrix with at most two entries per row costs at most 2^k terms; each row
-    is scaled to integers first, so the inner loop does integer arithmetic only.
+    visited, so a matrix with at most two entries per row costs at most 2^k terms, in
+    integer arithmetic; the row scales are divided out at the end.
     """
     k = len(rows)
-    scales = [math.lcm(*(c.denominator for _, _, c in row)) if row else 1 for row in rows]
-    integer_rows = [[(column, var, int(c * scale)) for column, var, c in row]
-                    for row, scale in zip(rows, scales)]
     out: dict[tuple, int] = {}
 
     def extend(position, used, variables, coefficient):
@@ -90,20 +98,20 @@ def sparse_determinant(rows: list[list[tuple[int, int, Fraction]]]) -> dict[tupl
             key = tuple(sorted(variables))
             out[key] = out.get(key, 0) + coefficient
             return
-        for column, var, c in integer_rows[position]:
+        for column, var, c in rows[position][0]:
             if not used >> column & 1:
                 # moving past the columns already used to the right of this one flips the sign
                 sign = -1 if bin(used >> column).count("1") % 2 else 1
                 extend(position + 1, used | 1 << column, variables + (var,), sign * coefficient * c)
 
     extend(0, 0, (), 1)
-    denominator = math.prod(scales)
+    denominator = math.prod(scale for _, scale in rows)
     return {key: Fraction(c, denominator) for key, c in out.items() if c}
 
 
 def maximal_minor_coefficients(d: int) -> list[dict[int, Fraction]]:
     """E by columns: for each R, {monomial index: coefficient of det Phi_R(v)}."""
-    phi = context_pair_matrix(d)
+    phi = [integer_row(row) for row in context_pair_matrix(d)]
     monomial_index = {m: i for i, m in enumerate(multisets(d, d))}
     columns = []
     for R in maximal_minor_subsets(d):

@@ -40,7 +40,8 @@ import sympy
 
 from kernels.errors import BadInput
 from lightning_alg.coordinates import CoordinateSystem
-from lightning_alg.invariants.structured import StructuredFamily, chunk_length
+from lightning_alg.invariants.structured import (
+    ObjectArithmetic, StructuredFamily, chunk_length, generic_point)
 from lightning_alg.labels import Label
 
 THM30 = "ADM Thm 30"
@@ -151,6 +152,12 @@ class VeroneseCoordinates:
 
     def variables(self) -> list[int]:
         return sorted({int(c) for _, index, _ in self._groups for c in index.ravel()})
+
+    def expand(self) -> dict:
+        """{key: D_key(y) as a SymPy expression in the coordinates}."""
+        _, point = generic_point(self.coords, self.variables())
+        values = self.evaluate(point, ObjectArithmetic())[0]
+        return {key: value.as_expr() for key, value in zip(self.keys, values)}
 
     def evaluate(self, point, arith):
         """(D_key(y))_key, shape=[B, len(keys)], in the order of ``keys``."""
@@ -275,12 +282,19 @@ class VeroneseMinors(StructuredFamily):
                 "minor": f"{name(e[i][c])}*{name(e[i2][c2])} - {name(e[i][c2])}*{name(e[i2][c])}"}
 
     def restrict(self, index):
-        block, i, i2, c, c2 = self._locate(index)
-        e = block.entries
-        single = RankOneBlock(block.source, block.K, (block.row_keys[i], block.row_keys[i2]),
-                              (block.col_keys[c], block.col_keys[c2]),
-                              ((e[i][c], e[i][c2]), (e[i2][c], e[i2][c2])))
-        return VeroneseMinors(self.name, self.coords, self.context, [single])
+        return self.restrict_many([index])
+
+    def restrict_many(self, indices) -> "VeroneseMinors":
+        """The family of the given members, each as its own 2 x 2 block (same order)."""
+        singles = []
+        for index in indices:
+            block, i, i2, c, c2 = self._locate(index)
+            e = block.entries
+            singles.append(RankOneBlock(block.source, block.K,
+                                        (block.row_keys[i], block.row_keys[i2]),
+                                        (block.col_keys[c], block.col_keys[c2]),
+                                        ((e[i][c], e[i][c2]), (e[i2][c], e[i2][c2]))))
+        return VeroneseMinors(self.name, self.coords, self.context, singles)
 
     def printable_terms(self, index):
         r = self._locate(index)[0].entries[0][0].r
