@@ -20,7 +20,8 @@ from geometry_proofs import attention, gates, surfaces
 from geometry_proofs.ops import ArrayOps, SymbolicOps, parse_expression
 from geometry_proofs.riemann import (
     Immersion, cancel_trig, components, coordinates, fisher_rao_metric, gaussian_curvature,
-    metric_to_christoffel_1st, metric_to_christoffel_2nd, metric_to_riemann_lowered)
+    immersion_gaussian_curvature_at, metric_to_christoffel_1st, metric_to_christoffel_2nd,
+    metric_to_riemann_lowered)
 from kernels.backend import get_backend
 from kernels.claim import CheckContext, Claim, Param
 from kernels.curvature import immersion_curvature_from_jet
@@ -721,3 +722,252 @@ class GatedSphereClaim(Claim):
                         ("s~(phi)", "(cos p1 cos p2, cos p1 sin p2, sin p1"
                                     + ", 1/2" * (params["ambient"] - 3) + ")"),
                         ("U", "(0, pi/4)^2")], fmt)
+
+
+# --------------------------------------------------------------------------------------
+# GEC Lemma 3.12, Thm 3.13, Cor 3.14 and Lemma 3.10 / 3.11 (the normal form)
+# --------------------------------------------------------------------------------------
+
+ORIGIN = {U_SYMBOL: 0, V_SYMBOL: 0}
+
+
+def _normal_form_inputs(params) -> tuple[list[Fraction], sympy.Expr, dict]:
+    amplitudes = _parse_amplitudes(params["amplitudes"], params["layers"])
+    psi = parse_expression(params["psi"], ("u", "v"))
+    return amplitudes, psi, _psi_facts(psi)
+
+
+def _normal_form_violation(params, minimum_ambient: int, source: str) -> str | None:
+    if params["ambient"] < minimum_ambient:
+        return f"{source} needs D >= {minimum_ambient}; got D={params['ambient']}"
+    amplitudes, psi, facts = _normal_form_inputs(params)
+    if min(amplitudes) <= 0:
+        return f"Lemma 3.10 / Thm 3.13 need a_l > 0; got {', '.join(map(str, amplitudes))}"
+    if any(x != 0 for x in facts["gradient"]):
+        return f"Lemma 3.12 needs grad psi(0) = 0; psi = {psi} has grad psi(0) = {facts['gradient']}"
+    return None
+
+
+def _depth_bound_identity() -> bool:
+    """Thm 3.13's bound, symbolically: with a_l = a_0 + t_l (t_l >= 0),
+    A_L^2 - a_0^2 L^2 = (sum t)(2 a_0 L + sum t), a product of nonnegative factors."""
+    L = 5
+    a0 = sympy.Symbol("a_0", positive=True)
+    t = sympy.symbols(f"t_1:{L + 1}", nonnegative=True)
+    A = sum(a0 + x for x in t)
+    return sympy.expand(A ** 2 - a0 ** 2 * L ** 2 - sum(t) * (2 * a0 * L + sum(t))) == 0
+
+
+def _graph_printed_formula_check() -> dict:
+    """Lemma 3.12's proof for a generic f(u, v): the engine's intrinsic K of (u, v, f) and of
+    (u, v, f, 0, ..., 0) (Cor 3.14) against (f_uu f_vv - f_uv^2) / (1 + f_u^2 + f_v^2)^2, and
+    the first fundamental form E, F, G."""
+    u, v = U_SYMBOL, V_SYMBOL
+    f = sympy.Function("f")(u, v)
+    fu, fv = f.diff(u), f.diff(v)
+    printed = (f.diff(u, u) * f.diff(v, v) - f.diff(u, v) ** 2) / (1 + fu ** 2 + fv ** 2) ** 2
+    out = {}
+    for ambient in (3, 5):
+        metric = fisher_rao_metric([u, v, f] + [0] * (ambient - 3), (u, v), simplify=sympy.cancel)
+        out[f"first fundamental form, D={ambient}"] = sympy.expand(
+            metric - sympy.Matrix([[1 + fu ** 2, fu * fv], [fu * fv, 1 + fv ** 2]])) == sympy.zeros(2, 2)
+        K = gaussian_curvature(metric, (u, v), sympy.cancel)
+        out[f"K = printed formula, D={ambient}"] = sympy.cancel(K - printed) == 0
+    return out
+
+
+class GraphCurvatureClaim(Claim):
+    """GEC Lemma 3.12 (proof A.1.8), Thm 3.13 (A.1.9), Cor 3.14: the graph surface
+    F_L = (u, v, A_L psi, 0, ..., 0) with grad psi(0) = 0 has K(F_L(0)) = A_L^2 det D^2 psi(0),
+    and with a_l >= a_0 > 0, |K| >= a_0^2 |det D^2 psi(0)| L^2 (without absolute values when
+    det > 0); zero coordinates in R^D (D >= 3) change nothing.
+
+    ``symbolic``: for a generic f the engine's intrinsic K of (u, v, f [, 0, 0]) equals the
+    proof's (f_uu f_vv - f_uv^2) / (1 + f_u^2 + f_v^2)^2, and E, F, G are as printed; for the
+    given psi and amplitudes K(0) = A_L^2 det D^2 psi(0) exactly, the bounds hold, and
+    A_L^2 - a_0^2 L^2 = (sum t)(2 a_0 L + sum t) with a_l = a_0 + t_l.  ``numeric``: the
+    kernels' K (Gauss equation) of the graph on a backend against the printed formula at
+    sampled points and against A_L^2 det D^2 psi(0) at the origin.
+    """
+
+    id = "graph-curvature"
+    source = "GEC Lemma 3.12, Thm 3.13, Cor 3.14"
+    statement = ("K of (u, v, A_L psi, 0, ..., 0) at 0 is A_L^2 det D^2 psi(0) when grad psi(0) = 0, "
+                 "so a_l >= a_0 gives |K| >= a_0^2 |det D^2 psi(0)| L^2, in every D >= 3.")
+    params = (LAYERS, AMPLITUDES, PSI, AMBIENT)
+    methods = ("symbolic", "numeric")
+    examples = ({"layers": 4}, {"layers": 3, "amplitudes": "1,1/2,2", "ambient": 5},
+                {"layers": 2, "psi": "u**2 - v**2 + u*v**3"},
+                {"layers": 4, "method": "numeric"})
+
+    def validate(self, params):
+        _normal_form_inputs(params)
+
+    def hypothesis_violation(self, params):
+        return _normal_form_violation(params, 3, "Cor 3.14")
+
+    def _expected(self, params):
+        amplitudes, psi, facts = _normal_form_inputs(params)
+        A = sum(amplitudes, Fraction(0))
+        return amplitudes, psi, facts, A, sympy.Rational(A) ** 2 * facts["det"]
+
+    def check_symbolic(self, params, context):
+        amplitudes, psi, facts, A, expected = self._expected(params)
+        L, D = params["layers"], params["ambient"]
+        checks = _graph_printed_formula_check()
+        mean = [U_SYMBOL, V_SYMBOL, sympy.Rational(A) * psi] + [0] * (D - 3)
+        K0 = immersion_gaussian_curvature_at(mean, (U_SYMBOL, V_SYMBOL), ORIGIN)
+        a0 = min(amplitudes)
+        det = facts["det"]
+        checks["K(0) = A_L^2 det D^2 psi(0)"] = sympy.simplify(K0 - expected) == 0
+        checks["|K(0)| >= a_0^2 |det| L^2"] = bool(abs(K0) >= sympy.Rational(a0) ** 2 * abs(det) * L ** 2)
+        if det > 0:
+            checks["K(0) >= a_0^2 det L^2"] = bool(K0 >= sympy.Rational(a0) ** 2 * det * L ** 2)
+        checks["A_L^2 - a_0^2 L^2 = (sum t)(2 a_0 L + sum t)"] = _depth_bound_identity()
+        failed = [name for name, ok in checks.items() if not ok]
+        evidence = {"K(0)": str(K0), "A_L": str(A), "det_D2psi(0)": str(det),
+                    "a_0": str(a0), "checks": checks}
+        if failed:
+            return refuted(method="symbolic", summary=f"fails: {failed[0]}", evidence=evidence,
+                           counterexample={"psi": str(psi), "amplitudes": [str(a) for a in amplitudes],
+                                           "K(0)": str(K0), "A_L^2 det": str(expected),
+                                           "failed": failed})
+        return proved(checked=len(checks), evidence=evidence, summary=(
+            f"K = (f_uu f_vv - f_uv^2)/(1 + f_u^2 + f_v^2)^2 for a generic graph, unchanged by "
+            f"zero coordinates (Cor 3.14); for psi = {psi}, L = {L}: K(0) = {K0} = A_L^2 det "
+            f"D^2 psi(0) with A_L = {A}, and the bounds of Thm 3.13 hold"))
+
+    def check_numeric(self, params, context):
+        be = _backend(context)
+        amplitudes, psi, facts, A, expected = self._expected(params)
+        surface = surfaces.graph_surface(sympy.Rational(A) * psi, params["ambient"])
+        height = _immersion("f", lambda p, o: o.stack([surfaces.graph_surface(
+            sympy.Rational(A) * psi).function(p, o)[2]]))
+        count = context.samples or 200
+        points = np.vstack([np.zeros((1, 2)), uniform_points(context.sampler, count, -0.5, 0.5)])
+        K = be.to_numpy(surface.curvature(points, be).gaussian)
+        _, jac, hess = (be.to_numpy(x)[:, 0] for x in height.jet(points, be))
+        fu, fv = jac[:, 0], jac[:, 1]
+        printed = (hess[:, 0, 0] * hess[:, 1, 1] - hess[:, 0, 1] ** 2) / (1 + fu ** 2 + fv ** 2) ** 2
+        scale = (np.abs(hess).sum(axis=(1, 2)) ** 2 + 1e-300)
+        residual = float(np.max(np.abs(K - printed) / scale))
+        origin = abs(float(K[0]) - float(expected)) / max(1.0, abs(float(expected)))
+        worst = max(residual, origin)
+        tolerance = 1e-10
+        evidence = {"K(0)": float(K[0]), "A_L^2 det D^2 psi(0)": str(expected),
+                    "max_relative_residual_vs_printed_formula": residual}
+        if worst > tolerance:
+            return refuted(method="numeric", backend=be.name, device=be.device, max_residual=worst,
+                           evidence=evidence, summary="the graph's curvature differs from Lemma 3.12",
+                           counterexample={"K(0)": float(K[0]), "expected": str(expected)})
+        return consistent(checked=count + 1, max_residual=worst, tolerance=tolerance,
+                          backend=be.name, device=be.device, evidence=evidence, summary=(
+                              f"Gauss-equation K of (u, v, A_L psi) matches Lemma 3.12's formula at "
+                              f"{count} points, and K(0) = {_fmt(float(K[0]))} = A_L^2 det D^2 psi(0) "
+                              f"= {expected}"))
+
+    def show(self, params, fmt="text", limit=None):
+        amplitudes, psi, facts, A, expected = self._expected(params)
+        return _render([("F_L(u, v)", f"(u, v, {A} * ({psi}), 0, ..., 0)"),
+                        ("K", "(f_uu f_vv - f_uv^2) / (1 + f_u^2 + f_v^2)^2"),
+                        ("D^2 psi(0)", facts["hessian"]), ("A_L", A),
+                        ("K(0) = A_L^2 det D^2 psi(0)", expected)], fmt)
+
+
+class DepthAmplificationClaim(Claim):
+    """GEC Lemma 3.10, Lemma 3.11 (proof A.1.7), Thm 3.13: the L-layer gated stack with
+    residual connections built as in A.1.7 (:class:`attention.NormalFormStack`: single-token
+    attention, W_V W_O sending the constant 4th coordinate to the 3rd, gate
+    X_g = logit(a_l psi) e_3 with W_theta = I_D, output projection P) realizes
+    (u, v, A_L psi, 0, ...), so K(0) = A_L^2 det D^2 psi(0) grows like L^2.
+
+    ``symbolic``: the stack's output equals (u, v, A_L psi, 0, ..., 0) exactly and its
+    intrinsic K(0) is A_L^2 det D^2 psi(0).  ``numeric``: for L' = 1..L the stack of the
+    first L' layers on a backend (autodiff through softmax, gates and residuals), K(0)
+    against A_L'^2 det D^2 psi(0) and the bound a_0^2 det L'^2.  Lemma 3.11 needs
+    0 < a_l psi < 1 on U; it is checked on a 41 x 41 grid of U = [-1/2, 1/2]^2.
+    """
+
+    id = "depth-amplification"
+    source = "GEC Lemma 3.10, Lemma 3.11, Thm 3.13"
+    statement = ("An L-layer gated residual stack realizes (u, v, A_L psi, 0, ...) and "
+                 "K(0) = A_L^2 det D^2 psi(0) >= a_0^2 det D^2 psi(0) L^2.")
+    params = (Param("layers", "number L of gated layers (GEC §3.3)", default=16), AMPLITUDES, PSI,
+              Param("ambient", "width D >= 4 of the residual stream (GEC A.1.7)", default=4))
+    methods = ("symbolic", "numeric")
+    examples = ({"layers": 4}, {"layers": 16, "method": "numeric"},
+                {"layers": 3, "amplitudes": "1,1/2,3/2", "ambient": 5})
+
+    def validate(self, params):
+        _normal_form_inputs(params)
+
+    def hypothesis_violation(self, params):
+        violation = _normal_form_violation(params, 4, "Lemma 3.11's construction")
+        if violation:
+            return violation
+        amplitudes, psi, _ = _normal_form_inputs(params)
+        grid = np.linspace(-0.5, 0.5, 41)
+        values = sympy.lambdify((U_SYMBOL, V_SYMBOL), psi, "numpy")(*np.meshgrid(grid, grid))
+        values = np.broadcast_to(np.asarray(values, dtype=float), (41, 41))
+        for a in set(amplitudes):
+            scaled = float(a) * values
+            if not (scaled.min() > 0 and scaled.max() < 1):
+                return (f"Lemma 3.11 needs 0 < a_l psi < 1 on U = [-1/2, 1/2]^2; a_l = {a} gives "
+                        f"a_l psi in [{scaled.min():.4g}, {scaled.max():.4g}]")
+        return None
+
+    def stack(self, params, layers=None) -> attention.NormalFormStack:
+        amplitudes, psi, _ = _normal_form_inputs(params)
+        return attention.NormalFormStack(tuple(amplitudes[:layers]), psi, params["ambient"])
+
+    def check_symbolic(self, params, context):
+        stack = self.stack(params)
+        amplitudes, psi, facts = _normal_form_inputs(params)
+        A = sympy.Rational(sum(amplitudes, Fraction(0)))
+        values, coords = _symbolic_vector(stack.output)
+        u, v = coords
+        expected = [u, v, A * psi.subs({U_SYMBOL: u, V_SYMBOL: v})] + [0] * (params["ambient"] - 3)
+        bad = _zero_differences(values, expected)
+        K0 = immersion_gaussian_curvature_at([cancel_trig(x) for x in values], coords, {u: 0, v: 0})
+        target = A ** 2 * facts["det"]
+        if bad or sympy.simplify(K0 - target) != 0:
+            return refuted(method="symbolic", summary="the stack does not realize the normal form",
+                           counterexample={"output": [str(cancel_trig(x)) for x in values],
+                                           "K(0)": str(K0), "A_L^2 det": str(target)})
+        return proved(checked=len(values) + 1, summary=(
+            f"the {stack.layers}-layer gated residual stack outputs (u, v, {A} psi, 0, ...) exactly "
+            f"and K(0) = {K0} = A_L^2 det D^2 psi(0)"),
+            evidence={"output": [str(cancel_trig(x)) for x in values], "K(0)": str(K0)})
+
+    def check_numeric(self, params, context):
+        be = _backend(context)
+        amplitudes, psi, facts = _normal_form_inputs(params)
+        det, a0 = float(facts["det"]), float(min(amplitudes))
+        origin = np.zeros((1, 2))
+        rows, worst = [], 0.0
+        for L in range(1, params["layers"] + 1):
+            stack = self.stack(params, L)
+            K = float(be.to_numpy(_immersion("stack", stack.output).curvature(origin, be).gaussian)[0])
+            A = float(sum(amplitudes[:L], Fraction(0)))
+            expected = A ** 2 * det
+            worst = max(worst, abs(K - expected) / max(1.0, abs(expected)))
+            rows.append({"L": L, "K(0)": K, "A_L^2 det": expected, "a_0^2 det L^2": a0 ** 2 * det * L ** 2})
+        bound_ok = all(abs(r["K(0)"]) >= abs(r["a_0^2 det L^2"]) * (1 - 1e-12) for r in rows)
+        tolerance = 1e-10
+        if worst > tolerance or not bound_ok:
+            return refuted(method="numeric", backend=be.name, device=be.device, max_residual=worst,
+                           summary="K(0) of the stack differs from A_L^2 det D^2 psi(0) or the bound fails",
+                           counterexample={"rows": rows}, evidence={"rows": rows})
+        last = rows[-1]
+        return consistent(checked=len(rows), max_residual=worst, tolerance=tolerance,
+                          backend=be.name, device=be.device, evidence={"rows": rows}, summary=(
+                              f"through the gated residual stack, K(0) = A_L^2 det D^2 psi(0) for "
+                              f"L = 1..{params['layers']} (L = {last['L']}: K(0) = "
+                              f"{_fmt(last['K(0)'])}), and K(0) >= a_0^2 det L^2"))
+
+    def show(self, params, fmt="text", limit=None):
+        amplitudes, psi, facts = _normal_form_inputs(params)
+        return _render([("h^(0)", "(u, v, 0, 1, 0, ..., 0)"), ("W_V W_O", "e_4 -> e_3"),
+                        ("X_g^(l)", "logit(a_l psi(u, v)) e_3, W_theta = I_D"),
+                        ("h^(l)", "h^(l-1) + a_l psi(u, v) e_3"), ("psi", psi),
+                        ("a_l", [str(a) for a in amplitudes]), ("det D^2 psi(0)", facts["det"])], fmt)
