@@ -63,11 +63,12 @@ class FamilySource:
 
 
 def family_claims(selection: str = "all") -> list:
-    """The registered FamilyClaim instances, all or those named in a comma list."""
+    """The registered claims that list polynomials of J (a ``members(params, coords)``
+    method: every FamilyClaim, and the Veronese, resultant and single-column claims,
+    which evaluate their members without expanding them), all or those named in a list."""
     from lightning_alg.claims import REGISTRY
-    from lightning_alg.claims.base import FamilyClaim
 
-    claims = [c for c in REGISTRY if isinstance(c, FamilyClaim)]
+    claims = [c for c in REGISTRY if callable(getattr(c, "members", None))]
     if selection == "all":
         return claims
     if selection == "none":

@@ -768,7 +768,7 @@ class Chow111Claim(Claim):
             f"{d * d - 1} at a general cubic",
             "show --limit N prints the vanishing minors (of N, then of M_Lie) one per line"])
 
-    def members(self, params, coords, limit) -> list[Invariant]:
+    def members(self, params, coords, limit=None) -> list[Invariant]:
         """The 4-minors of N (d >= 4; Example 21's det N for d = 4), then the
         (r+1)-minors of M_Lie (Remark 23) when they can be expanded (d = 3)."""
         out = SingleColumnRankClaim().members(params, coords, limit)

@@ -283,7 +283,6 @@ class Point:
     y: Any
     A: Any = None
     V: Any = None
-    weights: WeightBatch | None = None
 
     @property
     def batch(self) -> int:
@@ -320,7 +319,7 @@ def modular_point(coords: CoordinateSystem, weights: WeightBatch) -> Point:
     pad = np.zeros((y.shape[0], 1), dtype=np.int64)
     batch = weights.A.shape[0]
     return Point(np.concatenate([y, pad], axis=1), weights.A.reshape(batch, -1),
-                 weights.V.reshape(batch, -1), weights)
+                 weights.V.reshape(batch, -1))
 
 
 def rational_point(coords: CoordinateSystem, weights: WeightBatch, a: int) -> Point:
@@ -331,7 +330,7 @@ def rational_point(coords: CoordinateSystem, weights: WeightBatch, a: int) -> Po
     flat = [int(x) for x in flat + weights.V[0].ravel().tolist()]
     values = np.array([[Fraction(str(c(*flat))) for c in y]], dtype=object)
     as_objects = lambda arr: np.asarray(arr[0], dtype=np.int64).ravel().astype(object)[None, :]
-    return Point(_pad_objects(values), as_objects(weights.A), as_objects(weights.V), weights)
+    return Point(_pad_objects(values), as_objects(weights.A), as_objects(weights.V))
 
 
 def float_point(coords: CoordinateSystem, weights: WeightBatch, backend: Backend) -> Point:
@@ -347,7 +346,7 @@ def float_point(coords: CoordinateSystem, weights: WeightBatch, backend: Backend
     flat = lambda x: be.asarray(x.reshape(batch, -1))
     return Point(FloatValue(be.concat([y, zero], 1), be.concat([y_scale, zero], 1)),
                  FloatValue(flat(weights.A), flat(abs_A)),
-                 FloatValue(flat(weights.V), flat(np.abs(weights.V))), weights)
+                 FloatValue(flat(weights.V), flat(np.abs(weights.V))))
 
 
 # -- families -------------------------------------------------------------------------

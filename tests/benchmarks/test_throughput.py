@@ -38,7 +38,7 @@ CASES = [  # (claim id, params, B on the CPU)
     ("linear", {"d": 6, "t": 4, "a": 2}, 20_000),
     ("cross-cubic", {"d": 4, "t": 2, "a": 4}, 5_000),
     ("low-rank", {"d": 4, "t": 2, "a": 2}, 5_000),
-    ("veronese", {"d": 4, "t": 2, "a": 4}, 5_000),
+    ("veronese", {"d": 4, "t": 2, "a": 4, "r": 2}, 5_000),
     ("resultant", {"d": 4, "t": 2, "a": 4}, 5_000),
 ]
 BACKENDS = [("numpy", "cpu"), ("torch", "cpu"), ("jax", "cpu"), ("torch", "cuda"), ("jax", "cuda")]
