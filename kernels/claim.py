@@ -82,7 +82,8 @@ class CheckContext:
 
 class Claim:
     """Base class of every registered claim.  Subclasses set the class attributes and
-    implement ``check_symbolic`` / ``check_exact`` / ``check_numeric`` and ``show``."""
+    implement ``check_symbolic`` / ``check_exact`` / ``check_numeric`` (or one ``check``
+    taking the method) and ``show``."""
 
     id: str = ""
     source: str = ""
@@ -133,10 +134,15 @@ class Claim:
             if method not in self.methods:
                 offered = ", ".join(self.methods)
                 raise BadInput(f"claim {self.id!r} has no method {method!r} (it offers {offered})")
-            verdict = getattr(self, f"check_{method}")(params, context)
+            verdict = self.check(method, params, context)
         verdict.claim, verdict.source, verdict.params = self.id, self.source, params
         verdict.seconds = round(time.perf_counter() - start, 4)
         return verdict
+
+    def check(self, method: str, params: dict[str, Any], context: CheckContext) -> Verdict:
+        """Run one method; by default ``check_<method>``.  A claim whose methods share one
+        procedure overrides this instead of defining the three."""
+        return getattr(self, f"check_{method}")(params, context)
 
     def show(self, params: dict[str, Any], fmt: str = "text", limit: int | None = None) -> str:
         raise BadInput(f"claim {self.id!r} has nothing to show")

@@ -388,7 +388,7 @@ class AttentionIdeal:
         self.block_tables[k] = blocks
         self.bases[k] = kept
         self.density[k] = hilbert / len(blocks.monomials)
-        n, m = len(self.coords), len(self.variables)
+        n = len(self.coords)
         return DegreeTable(k, len(blocks.monomials), len(blocks), computed,
                            int(np.diff(blocks.starts).max()), hilbert, comb(n + k - 1, k) - hilbert,
                            nullity, generated_total, nullity - generated_total, max_points,

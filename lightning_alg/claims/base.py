@@ -81,7 +81,7 @@ class FamilyClaim(Claim):
     def auto_method(self, params):
         return "symbolic" if len(coordinates_of(params)) <= AUTO_SYMBOLIC_COORDINATES else "exact"
 
-    def _check(self, method: str, params, context: CheckContext) -> Verdict:
+    def check(self, method: str, params, context: CheckContext) -> Verdict:
         coords = coordinates_of(params)
         if method == "symbolic" and len(coords) > MAX_SYMBOLIC_COORDINATES:
             raise BadInput(f"symbolic expansion over {len(coords):,} coordinates is too large "
@@ -94,14 +94,6 @@ class FamilyClaim(Claim):
         return combine([vanishing, *extra], summary=f"{vanishing.summary}; " +
                        "; ".join(v.summary for v in extra))
 
-    def check_symbolic(self, params, context):
-        return self._check("symbolic", params, context)
-
-    def check_exact(self, params, context):
-        return self._check("exact", params, context)
-
-    def check_numeric(self, params, context):
-        return self._check("numeric", params, context)
 
     def show(self, params, fmt="text", limit=None):
         coords = coordinates_of(params)

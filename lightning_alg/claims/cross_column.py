@@ -207,7 +207,7 @@ class CrossColumnFamilyClaim(FamilyClaim):
         verdict.evidence.update(members_checked=family.size, members_total=total, sampled=sampled)
         return [verdict]
 
-    def _check(self, method, params, context):
+    def check(self, method, params, context):
         if params.get("matrix"):
             raise BadInput("--matrix is an option of `attngeom show`, not of `verify`")
         coords = coordinates_of(params)

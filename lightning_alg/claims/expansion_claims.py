@@ -77,7 +77,7 @@ class MonomialCountClaim(ExpansionClaim):
                 {"d": 6, "t": 4, "method": "exact"})
     symbolic_limit = (6, 4)
 
-    def _check(self, method, params, context):
+    def check(self, method, params, context):
         d, t, dprime = params["d"], params["t"], params["dprime"]
         support, points, weights_used = _support(d, t, dprime, method, context)
         problems = []
@@ -126,11 +126,6 @@ class MonomialCountClaim(ExpansionClaim):
         return verified(checked=len(support), degree=2, prime=DEFAULT_PRIME, points=points,
                         members=total * dprime, evidence=evidence, summary=summary)
 
-    def check_symbolic(self, params, context):
-        return self._check("symbolic", params, context)
-
-    def check_exact(self, params, context):
-        return self._check("exact", params, context)
 
     def show(self, params, fmt="text", limit=None):
         d, t = params["d"], params["t"]

@@ -19,7 +19,7 @@ from kernels.jacobian import jacobian_float, jacobian_mod_p, numerical_rank
 from kernels.primefield import rank_mod_p
 from kernels.verdict import Verdict, combine, consistent, refuted, verified
 from lightning_alg.claims.hmk_support import (
-    LAYERS, NETWORK_PARAMS, PRIME, SINGLE_LAYER_PARAMS, A, D, DPRIME, T, formula_show,
+    LAYERS, NETWORK_PARAMS, PRIME, A, D, DPRIME, T, SingleLayerClaim, formula_show,
     minor_degree, single_layer_dims)
 from lightning_alg.dimension import (
     FORMULA_TEXT, Architecture, architecture, deep_dimension_corrected, deep_dimension_printed,
@@ -126,7 +126,7 @@ class SingleLayerDimensionClaim(Claim):
         return _dimension_verdict("eq (7)", single_layer_dimension(d, dp, a), m, arch,
                                   context.seed, {"architecture": arch.describe()})
 
-    def _check(self, method, params, context):
+    def check(self, method, params, context):
         if params["d"] is not None:
             d, dp, a = single_layer_dims(params, with_a=True)
             return self._point(d, dp, a, params["t"], method, context)
@@ -134,12 +134,6 @@ class SingleLayerDimensionClaim(Claim):
                  for point in context.progress(SINGLE_LAYER_GRID, "Cor 3.3 grid")]
         return combine(parts, summary=f"eq (7) = measured rank at all {len(parts)} grid points "
                                       "(d <= 4, d' <= 3, a <= d + 1, t <= 3)")
-
-    def check_exact(self, params, context):
-        return self._check("exact", params, context)
-
-    def check_numeric(self, params, context):
-        return self._check("numeric", params, context)
 
     def show(self, params, fmt="text", limit=None):
         if params["d"] is None:
@@ -227,18 +221,12 @@ class DeepDimensionClaim(Claim):
                                   context.seed, evidence, deep_dimension_corrected(arch, delta),
                                   tuple(problems))
 
-    def _check(self, method, params, context):
+    def check(self, method, params, context):
         if params["d"] is not None:
             return self._point(architecture(params), method, context)
         parts = [self._point(Architecture(d, a, 3), method, context)
                  for d, a in context.progress(DEEP_GRID, "Cor 3.8 grid")]
         return combine(parts, summary=f"eq (14) = measured rank at all {len(parts)} grid points")
-
-    def check_exact(self, params, context):
-        return self._check("exact", params, context)
-
-    def check_numeric(self, params, context):
-        return self._check("numeric", params, context)
 
     def show(self, params, fmt="text", limit=None):
         if params["d"] is None:
@@ -254,7 +242,7 @@ class DeepDimensionClaim(Claim):
 
 
 # -- Thm 3.9, Conjecture 3.10 --------------------------------------------------------------------------
-class SoftmaxInjectiveClaim(Claim):
+class SoftmaxInjectiveClaim(SingleLayerClaim):
     """HMK Thm 3.9 (t >= 2): the softmax parametrization (A, V) -> phi (eq 15, S = exp) is
     generically one-to-one.
 
@@ -268,14 +256,9 @@ class SoftmaxInjectiveClaim(Claim):
     id = "softmax-injective"
     source = "HMK Thm 3.9"
     statement = "For t >= 2: phi_W = 0 iff V = 0, and otherwise the fibre of phi_W is {W}."
-    params = SINGLE_LAYER_PARAMS
     methods = ("numeric",)
     examples = ({"d": [2], "dprime": 2, "t": 2}, {"d": [3], "dprime": 2, "t": 3})
 
-    def validate(self, params):
-        single_layer_dims(params)
-        if params["t"] is None:
-            raise BadInput("--t is required")
 
     def hypothesis_violation(self, params):
         if params["t"] < 2:

@@ -19,7 +19,8 @@ from kernels.jacobian import jacobian_mod_p
 from kernels.primefield import matmul_mod_p, rank_mod_p
 from kernels.verdict import Verdict, combine, proved, refuted, verified
 from lightning_alg.claims.hmk_support import (
-    INPUTS_PER_POINT, IDENTITY_POINTS, LAYERS, NETWORK_PARAMS, PRIME, SINGLE_LAYER_PARAMS, A, D,
+    INPUTS_PER_POINT, IDENTITY_POINTS, LAYERS, NETWORK_PARAMS, PRIME, A, D,
+    SingleLayerClaim,
     T, equal_values, formula_show, identity_verdict, minor_degree, mod_p, prime_inputs,
     rank_verdict, single_layer_dims)
 from lightning_alg.dimension import Architecture, architecture, entry_degree
@@ -121,7 +122,7 @@ def _phi(X, A_, V):
     return lightning_attention(X, mod_p(A_), mod_p(V)).value
 
 
-class FibreSingleLayerClaim(Claim):
+class FibreSingleLayerClaim(SingleLayerClaim):
     """HMK Thm 3.2 (t >= 2): fibres of (A, V) -> phi_W.
 
     (1) (lambda A, V / lambda) gives phi_W; (2) for A = k (x) q, V = h (x) v the second
@@ -136,16 +137,11 @@ class FibreSingleLayerClaim(Claim):
     source = "HMK Thm 3.2"
     statement = ("Fibres of (A, V) -> phi_W are the rescalings (lambda A, V/lambda), plus the swap "
                  "W' = (v⊗q, h⊗k) when A = k⊗q, V = h⊗v; phi_W = 0 iff A = 0 or V = 0.")
-    params = SINGLE_LAYER_PARAMS
     methods = ("exact", "symbolic")
     examples = ({"d": [2], "dprime": 1, "t": 2}, {"d": [3], "dprime": 2, "t": 3})
     #: symbolic expansion is refused above this many entries of X
     MAX_SYMBOLIC_INPUT = 12
 
-    def validate(self, params):
-        single_layer_dims(params)
-        if params["t"] is None:
-            raise BadInput("--t is required")
 
     def hypothesis_violation(self, params):
         if params["t"] < 2:
@@ -246,19 +242,13 @@ class FibreSingleLayerClaim(Claim):
                                        "rescaling_in_kernel": True, "samples": count},
                             counterexample={"A": A_.tolist(), "V": V.tolist()})
 
-    def _check(self, method, params, context):
+    def check(self, method, params, context):
         d, dp, _ = single_layer_dims(params)
         t = params["t"]
         parts = (self._symbolic_identities(d, dp, t) if method == "symbolic"
                  else self._exact_identities(d, dp, t, context))
         parts.append(self._generic_fibre(d, dp, t, context))
         return combine(parts, summary="; ".join(v.summary for v in parts))
-
-    def check_exact(self, params, context):
-        return self._check("exact", params, context)
-
-    def check_symbolic(self, params, context):
-        return self._check("symbolic", params, context)
 
     def show(self, params, fmt="text", limit=None):
         d, dp, _ = single_layer_dims(params)
@@ -280,7 +270,7 @@ def _of_printed_critical_form(A_, V) -> bool:
     return rank(np.concatenate([A_, V.T], axis=1)) == 1
 
 
-class SingularLocusClaim(Claim):
+class SingularLocusClaim(SingleLayerClaim):
     """HMK Thm 3.4 with Lemma A.3 and Corollaries A.1-A.6 (one layer, A unconstrained).
 
     At points W of each stratum the exact rank of the Jacobian of (A, V) -> phi (F_p, random
@@ -308,14 +298,9 @@ class SingularLocusClaim(Claim):
     statement = ("The differential of (A, V) -> phi drops rank exactly at A = k⊗q, V = h⊗k "
                  "(Lemma A.3); phi_W is singular iff rk(A) rk(V) <= 1; boundary points are the "
                  "critical values.")
-    params = SINGLE_LAYER_PARAMS
     methods = ("exact",)
     examples = ({"d": [2], "dprime": 1, "t": 2}, {"d": [3], "dprime": 2, "t": 2})
 
-    def validate(self, params):
-        single_layer_dims(params)
-        if params["t"] is None:
-            raise BadInput("--t is required")
 
     def hypothesis_violation(self, params):
         d, dp, _ = single_layer_dims(params)
@@ -334,7 +319,7 @@ class SingularLocusClaim(Claim):
                                            [A_, V], X, PRIME)
         rank = lambda M: rank_mod_p(M, PRIME)
         vec = lambda key, n: s.spawn(key).prime_field(n, PRIME)
-        k, q, v, p_ = vec(1, d), vec(2, d), vec(3, d), vec(4, d)
+        k, q, v = vec(1, d), vec(2, d), vec(3, d)
         h = vec(5, dp)
         A_gen, V_gen = s.spawn(6).prime_field((d, d), PRIME), s.spawn(7).prime_field((dp, d), PRIME)
         outer = lambda x, y: np.outer(x, y) % PRIME

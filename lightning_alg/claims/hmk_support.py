@@ -11,7 +11,7 @@ import json
 
 import numpy as np
 
-from kernels.claim import Param
+from kernels.claim import Claim, Param
 from kernels.errors import BadInput
 from kernels.jacobian import residues
 from kernels.sampling import DEFAULT_PRIME, Sampler
@@ -32,6 +32,17 @@ T = Param("t", "sequence length t")
 DPRIME = Param("dprime", "output dimension d' (= d_l when --d is one integer)")
 NETWORK_PARAMS = (LAYERS, D, A, T, DPRIME)
 SINGLE_LAYER_PARAMS = (D, DPRIME, T)
+
+
+class SingleLayerClaim(Claim):
+    """A claim about one lightning layer (A, V) with d, d' and a required t."""
+
+    params = SINGLE_LAYER_PARAMS
+
+    def validate(self, params):
+        single_layer_dims(params)
+        if params["t"] is None:
+            raise BadInput("--t is required")
 
 
 # -- helpers ----------------------------------------------------------------------------------

@@ -91,7 +91,7 @@ class ResultantClaim(Claim):
             <= AUTO_SYMBOLIC_COST else "exact"
 
     # -- checks --------------------------------------------------------------------------
-    def _check(self, method, params, context) -> Verdict:
+    def check(self, method, params, context) -> Verdict:
         coords = coordinates_of(params)
         family = self.family(params, coords)
         if method == "symbolic" and self.symbolic_cost(params, family) > MAX_SYMBOLIC_COST:
@@ -110,14 +110,6 @@ class ResultantClaim(Claim):
             parts.append(example42_check(family, context))
         return combine(parts, summary="; ".join(p.summary for p in parts))
 
-    def check_symbolic(self, params, context):
-        return self._check("symbolic", params, context)
-
-    def check_exact(self, params, context):
-        return self._check("exact", params, context)
-
-    def check_numeric(self, params, context):
-        return self._check("numeric", params, context)
 
     # -- expanded polynomials ------------------------------------------------------------
     def members(self, params, coords) -> list[Invariant]:

@@ -165,7 +165,7 @@ class VeroneseFamilyClaim(Claim):
         return proved(method="exact", checked=len(rows), evidence=evidence, summary="count: " + (
             ", ".join(f"{got} {what} = {text}" for what, got, _, text in rows)))
 
-    def _check(self, method, params, context) -> Verdict:
+    def check(self, method, params, context) -> Verdict:
         coords = coordinates_of(params)
         family = self.family(params, coords)
         if method == "symbolic" and self.symbolic_cost(params, family) > MAX_SYMBOLIC_COST:
@@ -177,14 +177,6 @@ class VeroneseFamilyClaim(Claim):
                  *self.side_checks(params, coords, family, method, context)]
         return combine(parts, summary="; ".join(p.summary for p in parts))
 
-    def check_symbolic(self, params, context):
-        return self._check("symbolic", params, context)
-
-    def check_exact(self, params, context):
-        return self._check("exact", params, context)
-
-    def check_numeric(self, params, context):
-        return self._check("numeric", params, context)
 
     # -- expanded polynomials ------------------------------------------------------------
     def members(self, params, coords) -> list[Invariant]:
