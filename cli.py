@@ -306,6 +306,46 @@ def dimension(layers, d, a, t, dprime, softmax, figure3, out_dir, method, backen
     return verdict.exit_code
 
 
+@cli.command()
+@click.argument("witness", metavar="WITNESS")
+@click.option("--ambient", type=int, default=None, help="decoder / stream dimension D")
+@click.option("--values", type=int, default=None, help="sphere: number n of tokens")
+@click.option("--gate-strength", "gate_strength", default=None,
+              help="sphere: gate sigma(s X_g W_theta); 1 = GEC Thm 3.6, 0 = constant gate")
+@click.option("--layers", type=int, default=None, help="normal-form: number L of layers")
+@click.option("--amplitudes", default=None, help="normal-form: a_l, one value or a comma list")
+@click.option("--psi", default=None, help="normal-form: psi(u, v) in SymPy syntax")
+@click.option("--points", type=int, default=10, show_default=True, help="number of sampled points")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--backend", type=click.Choice(BACKENDS), default="numpy", show_default=True)
+@click.option("--device", type=click.Choice(DEVICES), default="cpu", show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def curvature(witness, points, seed, backend, device, as_json, **options):
+    """Gaussian curvature of a named construction of GEC at sampled points.
+
+    WITNESS: sphere (Thm 3.6's gated attention layer) or normal-form (Lemma 3.11's stack).
+    Exit 1 when the construction misses its known curvature by more than 1e-10.
+    """
+    from geometry_proofs.witnesses import sample_curvature
+    report = sample_curvature(witness, options, points, seed, backend, device)
+    if as_json:
+        click.echo(json.dumps(report, indent=1))
+    else:
+        click.echo(f"{report['witness']}: {report['construction']}  [{backend}-{device}]")
+        click.echo("  params    " + " ".join(f"{k}={v}" for k, v in report["params"].items()))
+        click.echo(f"  {'phi_1':>12} {'phi_2':>12} {'K':>22}")
+        for (p1, p2), k in list(zip(report["points"], report["K"]))[:20]:
+            click.echo(f"  {p1:12.6f} {p2:12.6f} {k:22.15g}")
+        if len(report["K"]) > 20:
+            click.echo(f"  ... {len(report['K']) - 20} more points (--json lists all)")
+        click.echo(f"  K in [{report['K_min']:.15g}, {report['K_max']:.15g}] at {len(report['K'])} points")
+        if report["expected"] is not None:
+            click.echo(f"  max |K - {report['expected']}| = {report['max_abs_deviation']:.3g}")
+        if "K(0)" in report:
+            click.echo(f"  K(0) = {report['K(0)']:.15g}, A_L^2 det D^2 psi(0) = {report['expected_K(0)']}")
+    return 1 if report["holds"] is False else 0
+
+
 def main(argv=None) -> None:
     """Console entry point: exit 0 / 1 / 2 per the CLI contract, never a traceback on bad input."""
     try:

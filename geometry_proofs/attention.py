@@ -2,9 +2,9 @@
 live inside them: Thm 3.6's sphere witness, a fixed-memory softmax readout (GEC §2.2 with
 fixed value vectors) and Lemma 3.11's gated residual stack.
 
-Every construction is a map phi -> output written once; :func:`as_immersion` turns it into
-a :class:`~geometry_proofs.riemann.Immersion` whose curvature the engine computes exactly
-(SymPy) or numerically (torch / jax autodiff, NumPy through the lambdified formula).
+Every construction is a map ``phi, ops -> output`` written once; wrapped in a
+:class:`~geometry_proofs.riemann.Immersion`, its curvature is computed exactly (SymPy) or
+numerically (torch / jax autodiff, NumPy through the lambdified formula).
 Rows of X are token positions (GEC Thm 3.6: Q(X) = X W_Q, U(X) = X W_V W_O).
 """
 
@@ -18,7 +18,6 @@ import numpy as np
 import sympy
 
 from geometry_proofs.ops import evaluate_expression
-from geometry_proofs.riemann import Immersion
 from kernels.errors import BadInput
 from kernels.sampling import Sampler
 
@@ -40,10 +39,6 @@ def memory_readout(query, keys, values, ops):
     """y = sum_i softmax(K q)_i U_i: one query attending over n fixed keys and fixed value
     vectors U_i (GEC §2.2 and Thm 3.1's setting), shape=[D]."""
     return ops.softmax(keys @ query) @ values
-
-
-def as_immersion(name: str, function) -> Immersion:
-    return Immersion(name, 2, function)
 
 
 # --------------------------------------------------------------------------------------
@@ -123,7 +118,7 @@ class SphereWitness:
         W_Q = ops.const(self.W_Q)
         return gated_attention(self.tokens(phi, ops), W_Q, W_Q, ops.const(self.W_V),
                                ops.const(self.W_O), ops.const(self.W_theta), ops,
-                               self.gate_strength)[-1]
+                               ops.scalar(self.gate_strength))[-1]
 
     def with_gate_strength(self, strength) -> "SphereWitness":
         return replace(self, gate_strength=strength)
@@ -280,7 +275,7 @@ class NormalFormStack:
         Y = softmax_attention(X, identity, identity, identity, ops.const(self.value_output_map()), ops)
         psi = evaluate_expression(self.psi, {"u": h[0], "v": h[1]}, ops)
         e3 = ops.const([0, 0, 1] + [0] * (D - 3))
-        X_g = ops.stack([ops.logit(amplitude * psi) * e3])
+        X_g = ops.stack([ops.logit(ops.scalar(amplitude) * psi) * e3])
         # the gate of every coordinate other than the 3rd is sigma(0) = 1/2, acting on Y = e_3
         gated = Y * ops.sigmoid(X_g @ identity)
         return h + gated[0]

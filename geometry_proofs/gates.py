@@ -69,23 +69,23 @@ class QuadraticGate:
 
     def __call__(self, phi, ops):
         x = phi - ops.const(self.center)
-        return Fraction(1, 2) + (ops.const(self.quadratic) @ x) @ x
+        return ops.scalar(Fraction(1, 2)) + (ops.const(self.quadratic) @ x) @ x
 
 
-def density_perturbation(phi, center, Y, normal, support, eps, ops):
+def density_perturbation(phi, center, Y, normal, mask, eps, ops):
     """GEC A.1.15: (h_eps)_j = chi q_eps n_j / Y_j for j in S, 0 otherwise, with
-    q_eps = eps/2 |phi - phi0|^2.  chi = 1 on a neighbourhood of phi0, and everything the
-    theorem uses (D mu, D^2 mu at phi0) depends only on the germ there, so chi is omitted."""
-    x = phi - ops.const(center)
+    q_eps = eps/2 |phi - phi0|^2 and ``mask`` the indicator of S (arrays of ``ops``).
+    chi = 1 on a neighbourhood of phi0, and everything the theorem uses (D mu, D^2 mu at
+    phi0) depends only on the germ there, so chi is omitted."""
+    x = phi - center
     q = eps / 2 * (x @ x)
-    mask = ops.const([1 if j in support else 0 for j in range(len(normal))])
     safe_Y = Y * mask + (1 - mask)
-    return q * ops.const(normal) * mask / safe_Y
+    return q * normal * mask / safe_Y
 
 
 @dataclass(frozen=True)
 class PerturbedGate:
-    """g~_eps = g + h_eps (Thm 3.21's density step) for Y = a + B phi."""
+    """g~_eps = g + h_eps (Thm 3.21's density step) for Y = a + B phi, exact constants."""
 
     gate: object
     offset: np.ndarray
@@ -97,8 +97,47 @@ class PerturbedGate:
 
     def __call__(self, phi, ops):
         Y = affine_output(phi, self.offset, self.slope, ops)
-        return self.gate(phi, ops) + density_perturbation(phi, self.center, Y, self.normal,
-                                                          self.support, self.eps, ops)
+        mask = ops.const([1 if j in self.support else 0 for j in range(len(self.normal))])
+        return self.gate(phi, ops) + density_perturbation(
+            phi, ops.const(self.center), Y, ops.const(self.normal), mask, self.eps, ops)
+
+
+@dataclass(frozen=True)
+class PerturbedGateFamily:
+    """mu(phi; theta) = Y(phi) ⊙ (MLP_w(phi) + h_eps(phi)) with the gate weights w, the unit
+    normal n, eps and the support mask of S packed into one parameter vector theta, so that
+    many gates and perturbations are evaluated (and differentiated in phi) in one batch.
+    W2 = b2 = 0 gives the constant gate sigma(0) = 1/2 (flat)."""
+
+    offset: np.ndarray   # a, shape=[D]
+    slope: np.ndarray    # B, shape=[D, d]
+    center: np.ndarray   # phi0, shape=[d]
+    hidden: int = 8
+
+    @property
+    def shapes(self) -> tuple:
+        D, d = self.slope.shape
+        return ((self.hidden, d), (self.hidden,), (D, self.hidden), (D,), (D,), (1,), (D,))
+
+    @property
+    def size(self) -> int:
+        return int(sum(np.prod(shape) for shape in self.shapes))
+
+    def pack(self, gate: MLPGate, normal, eps: float, mask) -> np.ndarray:
+        parts = (gate.W1, gate.b1, gate.W2, gate.b2, normal, [eps], mask)
+        return np.concatenate([np.asarray(x, dtype=float).reshape(-1) for x in parts])
+
+    def __call__(self, phi, ops, theta):
+        pieces, start = [], 0
+        for shape in self.shapes:
+            size = int(np.prod(shape))
+            pieces.append(theta[start:start + size].reshape(shape))
+            start += size
+        W1, b1, W2, b2, normal, eps, mask = pieces
+        Y = affine_output(phi, self.offset, self.slope, ops)
+        gate = ops.sigmoid(W2 @ ops.tanh(W1 @ phi + b1) + b2)
+        return Y * (gate + density_perturbation(phi, ops.const(self.center), Y, normal, mask,
+                                                eps[0], ops))
 
 
 @dataclass(frozen=True)
@@ -141,9 +180,14 @@ class GateRealization:
         return W.astype(object)
 
     def output(self, phi, ops, weights=None):
-        weights = self.optimal_weights() if weights is None else weights
+        """mu_W(phi); ``weights`` is an array of ``ops`` (default: W*)."""
+        weights = ops.const(self.optimal_weights()) if weights is None else weights
         Y = affine_output(phi, self.offset, self.slope, ops)
-        return Y * ops.sigmoid(self.gate_input(phi, ops) @ ops.const(weights))
+        return Y * ops.sigmoid(self.gate_input(phi, ops) @ weights)
+
+    def output_with_flat_weights(self, phi, ops, theta):
+        """mu_W(phi) with W given row-major as a vector of length m D (for batched W)."""
+        return self.output(phi, ops, theta.reshape(self.gate_dim, self.ambient))
 
 
 def build_gate_realization(ambient: int, gate_dim: int, printed: bool) -> GateRealization:

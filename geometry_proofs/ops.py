@@ -34,24 +34,28 @@ class _Ops:
         """sigma^{-1}(z) = log(z / (1 - z)) on (0, 1)."""
         return self.log(z / (1 - z))
 
-    def softmax(self, x):
-        """Softmax along the last axis."""
-        e = self.exp(self._shift(x))
-        return e / e.sum(axis=-1, keepdims=True)
-
-
 class SymbolicOps(_Ops):
-    """Exact arithmetic: NumPy object arrays of SymPy expressions."""
+    """SymPy arithmetic on NumPy object arrays.  Exact by default: float constants are
+    refused, so nothing proved can hide a rounding; ``allow_floats=True`` admits them as
+    SymPy Floats (for formulas that are only lambdified for the NumPy backend)."""
 
     pi = sympy.pi
 
+    def __init__(self, allow_floats: bool = False):
+        self.allow_floats = allow_floats
+
     def const(self, values):
-        """An exact array from ints, Fractions or SymPy numbers (floats are refused)."""
+        """An array of SymPy numbers from ints, Fractions, SymPy numbers (and floats if allowed)."""
         array = np.asarray(values, dtype=object)
         out = np.empty(array.shape, dtype=object)
         for index in np.ndindex(array.shape):
-            out[index] = _exact(array[index])
+            out[index] = self.scalar(array[index])
         return out
+
+    def scalar(self, value):
+        if self.allow_floats and isinstance(value, (float, np.floating)):
+            return sympy.Float(float(value))
+        return _exact(value)
 
     def stack(self, items, axis: int = 0):
         return np.stack([np.asarray(item, dtype=object) for item in items], axis=axis)
@@ -88,9 +92,11 @@ class SymbolicOps(_Ops):
     def cosh(self, x):
         return self._apply(sympy.cosh, x)
 
-    def _shift(self, x):
-        # exact arithmetic needs no max-subtraction for stability
-        return x
+    def softmax(self, x):
+        """Softmax along the last axis as 1 / sum_j exp(x_j - x_i): SymPy then cancels
+        exp(s) exp(-s) and exp(log a - log b) on its own."""
+        differences = x[..., None, :] - x[..., :, None]
+        return 1 / self.exp(differences).sum(axis=-1)
 
 
 def _exact(value):
@@ -113,6 +119,14 @@ class ArrayOps(_Ops):
     def const(self, values):
         return self.backend.asarray(np.asarray(values, dtype=float))
 
+    def _array(self, x):
+        # a Python or NumPy number (a constant term of an expression) becomes a 0-d array
+        return self.const(x) if isinstance(x, (int, float, np.number)) else x
+
+    def scalar(self, value):
+        """A Python float (ints, Fractions, SymPy numbers converted)."""
+        return float(value)
+
     def stack(self, items, axis: int = 0):
         return self.xp.stack(list(items), axis)
 
@@ -120,31 +134,33 @@ class ArrayOps(_Ops):
         return self.backend.concat(list(items), 0)
 
     def exp(self, x):
-        return self.xp.exp(x)
+        return self.xp.exp(self._array(x))
 
     def log(self, x):
-        return self.xp.log(x)
+        return self.xp.log(self._array(x))
 
     def sin(self, x):
-        return self.xp.sin(x)
+        return self.xp.sin(self._array(x))
 
     def cos(self, x):
-        return self.xp.cos(x)
+        return self.xp.cos(self._array(x))
 
     def sqrt(self, x):
-        return self.xp.sqrt(x)
+        return self.xp.sqrt(self._array(x))
 
     def tanh(self, x):
-        return self.xp.tanh(x)
+        return self.xp.tanh(self._array(x))
 
     def sinh(self, x):
-        return self.xp.sinh(x)
+        return self.xp.sinh(self._array(x))
 
     def cosh(self, x):
-        return self.xp.cosh(x)
+        return self.xp.cosh(self._array(x))
 
-    def _shift(self, x):
-        return x - self.xp.amax(x, axis=-1, keepdims=True)
+    def softmax(self, x):
+        """Softmax along the last axis (shifted by the maximum for stability)."""
+        e = self.exp(x - self.xp.amax(x, axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
 
 
 #: SymPy functions a user expression may use, by the name of the ops method.
@@ -158,8 +174,9 @@ def parse_expression(text: str, names: tuple[str, ...]) -> sympy.Expr:
     symbols = {name: sympy.Symbol(name, real=True) for name in names}
     try:
         expr = sympy.sympify(text, locals=symbols)
-    except (sympy.SympifyError, SyntaxError, TypeError) as error:
-        raise BadInput(f"cannot parse the expression {text!r}: {str(error).splitlines()[0]}") from None
+    except (sympy.SympifyError, SyntaxError, TypeError, ValueError):
+        raise BadInput(f"cannot parse the expression {text!r} (SymPy syntax in "
+                       f"{', '.join(names)}, e.g. 1/2 + u**2/8)") from None
     if not isinstance(expr, sympy.Expr):
         raise BadInput(f"{text!r} is not an expression")
     extra = expr.free_symbols - set(symbols.values())

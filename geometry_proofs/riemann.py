@@ -68,10 +68,17 @@ def cancel_trig(expr) -> sympy.Expr:
             substitutions[sine(angle)], substitutions[cosine(angle)] = s, c
             relations.append(c ** 2 + sign * s ** 2 - 1)
             generators += [s, c]
-    numerator, denominator = sympy.fraction(sympy.cancel(expr.xreplace(substitutions)))
+    # together() first: products built elementwise by NumPy can carry unevaluated factors
+    # (Mul(-1, 1/8, x)) that cancel() alone leaves nested
+    numerator, denominator = sympy.fraction(sympy.cancel(sympy.together(expr.xreplace(substitutions))))
     if relations:
         reduce = lambda p: sympy.reduced(sympy.expand(p), relations, *generators, order="lex")[1]
-        numerator, denominator = reduce(numerator), reduce(denominator)
+        try:
+            numerator, denominator = reduce(numerator), reduce(denominator)
+        except sympy.PolynomialError:
+            # sin / cos under a fractional power: no canonical form; the caller's zero test
+            # then falls back to evaluation (see vanishes_identically)
+            return sympy.cancel(sympy.together(expr))
     if numerator == 0:
         return sympy.S.Zero
     back = {v: k for k, v in substitutions.items()}
@@ -97,16 +104,68 @@ def fisher_rao_metric(mean, coords, covariance=None, simplify: Simplifier = canc
 
 @dataclass(frozen=True, eq=False)
 class _Chain:
+    """metric -> Christoffel -> Riemann for one metric, each object computed on first use."""
+
     metric: sympy.ImmutableMatrix
+    coords: tuple
     simplify: Simplifier
-    christoffel_1st: sympy.Array
-    christoffel_2nd: sympy.Array
-    riemann: sympy.Array
-    riemann_lowered: sympy.Array
+
+    @property
+    def dim(self) -> int:
+        return len(self.coords)
 
     @functools.cached_property
     def inverse(self) -> sympy.Matrix:
         return self.metric.inv().applyfunc(self.simplify)
+
+    @functools.cached_property
+    def _first(self) -> list:
+        d, g, x, simplify = self.dim, self.metric, self.coords, self.simplify
+        dg = [[[sympy.diff(g[i, j], x[k]) for k in range(d)] for j in range(d)] for i in range(d)]
+        return [[[simplify((dg[j][k][i] + dg[i][k][j] - dg[i][j][k]) / 2) for j in range(d)]
+                 for i in range(d)] for k in range(d)]
+
+    @functools.cached_property
+    def _constant(self) -> bool:
+        return all(x == 0 for x in sympy.flatten(self._first))
+
+    @functools.cached_property
+    def _second(self) -> list:
+        d, first, simplify = self.dim, self._first, self.simplify
+        if self._constant:
+            # Gamma^k_ij = g^{kl} Gamma_{l,ij} vanishes with Gamma_{l,ij}: no inverse needed
+            return [[[sympy.S.Zero] * d for _ in range(d)] for _ in range(d)]
+        inverse = self.inverse
+        return [[[simplify(sum(inverse[k, l] * first[l][i][j] for l in range(d)))
+                  for j in range(d)] for i in range(d)] for k in range(d)]
+
+    @functools.cached_property
+    def _upper(self) -> list:
+        d, G, x, simplify = self.dim, self._second, self.coords, self.simplify
+        if self._constant:
+            return [[[[sympy.S.Zero] * d for _ in range(d)] for _ in range(d)] for _ in range(d)]
+        return [[[[simplify(sympy.diff(G[r][n][s], x[m]) - sympy.diff(G[r][m][s], x[n])
+                            + sum(G[r][m][l] * G[l][n][s] - G[r][n][l] * G[l][m][s] for l in range(d)))
+                   for n in range(d)] for m in range(d)] for s in range(d)] for r in range(d)]
+
+    @functools.cached_property
+    def christoffel_1st(self) -> sympy.Array:
+        return sympy.Array(self._first)
+
+    @functools.cached_property
+    def christoffel_2nd(self) -> sympy.Array:
+        return sympy.Array(self._second)
+
+    @functools.cached_property
+    def riemann(self) -> sympy.Array:
+        return sympy.Array(self._upper)
+
+    @functools.cached_property
+    def riemann_lowered(self) -> sympy.Array:
+        d, g, upper, simplify = self.dim, self.metric, self._upper, self.simplify
+        return sympy.Array([[[[simplify(sum(g[a, r] * upper[r][s][m][n] for r in range(d)))
+                               for n in range(d)] for m in range(d)] for s in range(d)]
+                            for a in range(d)])
 
 
 @functools.lru_cache(maxsize=64)
@@ -116,27 +175,7 @@ def _chain(metric: sympy.ImmutableMatrix, coords: tuple, simplify: Simplifier) -
         raise BadInput(f"a metric in {d} coordinates is {d}x{d}; got {metric.shape}")
     if metric != metric.T:
         raise BadInput("the metric must be symmetric")
-    dg = [[[sympy.diff(metric[i, j], coords[k]) for k in range(d)] for j in range(d)]
-          for i in range(d)]
-    first = [[[simplify((dg[j][k][i] + dg[i][k][j] - dg[i][j][k]) / 2) for j in range(d)]
-              for i in range(d)] for k in range(d)]
-    chain = _Chain(metric, simplify, sympy.Array(first), None, None, None)
-    if all(x == 0 for x in sympy.flatten(first)):
-        # a constant metric: Gamma^k_ij = g^{kl} Gamma_{l,ij} = 0 without inverting g
-        zero = lambda *shape: sympy.Array(sympy.MutableDenseNDimArray.zeros(*shape))
-        return _Chain(metric, simplify, chain.christoffel_1st, zero(d, d, d), zero(d, d, d, d),
-                      zero(d, d, d, d))
-    inverse = chain.inverse
-    second = [[[simplify(sum(inverse[k, l] * first[l][i][j] for l in range(d)))
-                for j in range(d)] for i in range(d)] for k in range(d)]
-    upper = [[[[simplify(sympy.diff(second[r][n][s], coords[m]) - sympy.diff(second[r][m][s], coords[n])
-                         + sum(second[r][m][l] * second[l][n][s] - second[r][n][l] * second[l][m][s]
-                               for l in range(d)))
-                for n in range(d)] for m in range(d)] for s in range(d)] for r in range(d)]
-    lowered = [[[[simplify(sum(metric[a, r] * upper[r][s][m][n] for r in range(d)))
-                  for n in range(d)] for m in range(d)] for s in range(d)] for a in range(d)]
-    return _Chain(metric, simplify, sympy.Array(first), sympy.Array(second), sympy.Array(upper),
-                  sympy.Array(lowered))
+    return _Chain(metric, coords, simplify)
 
 
 def components(array) -> list:
@@ -285,12 +324,32 @@ def immersion_gaussian_curvature_at(mean, coords, point: dict, covariance=None,
     return simplify(lowered[0, 1, 0, 1] / (J.T * P * J).det())
 
 
+def vanishes_identically(expr, coords, trials: int = 3) -> bool:
+    """True when ``expr`` cancels to 0 (``cancel_trig``); False when it is nonzero at a seeded
+    point (evaluated with 30 digits, so the witness is not rounding).  An expression that
+    does not cancel but evaluates to 0 at every trial point is undecided: RuntimeError,
+    never a guess."""
+    reduced = cancel_trig(expr)
+    if reduced == 0:
+        return True
+    rng = np.random.default_rng(0)
+    for _ in range(trials):
+        point = {x: sympy.Rational(int(rng.integers(1, 97)), 128) for x in coords}
+        value = sympy.N(reduced.subs(point), 30)
+        if value.is_number and abs(complex(value)) > 1e-20:
+            return False
+    raise RuntimeError(f"cannot decide whether {str(reduced)[:200]} vanishes identically")
+
+
 def _lambdify_batched(expressions: list, coords: tuple) -> Callable[[np.ndarray], np.ndarray]:
     """points [B, d] -> values [B, len(expressions)], lambdified once (constants broadcast)."""
     compiled = sympy.lambdify(coords, expressions, modules="numpy")
 
     def evaluate(points: np.ndarray) -> np.ndarray:
-        columns = compiled(*np.moveaxis(np.asarray(points, dtype=float), -1, 0))
+        # outside a map's domain (log of a negative number) NumPy gives nan, which the
+        # callers report; its warning would print the whole generated source
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            columns = compiled(*np.moveaxis(np.asarray(points, dtype=float), -1, 0))
         batch = points.shape[:-1]
         return np.stack([np.broadcast_to(np.asarray(c, dtype=float), batch) for c in columns],
                         axis=-1)
@@ -308,22 +367,38 @@ def _points_on(points, backend: Backend):
 @dataclass(frozen=True, eq=False)
 class Immersion:
     """phi -> mu(phi) in R^D, written once as ``function(phi, ops)`` (see geometry_proofs.ops),
-    with the Fisher–Rao metric of N(mu, Sigma) for a constant ``covariance`` (None: I_D)."""
+    with the Fisher–Rao metric of N(mu, Sigma) for a constant ``covariance`` (None: I_D).
+
+    With ``parameters = P > 0`` the map is ``function(phi, ops, theta)`` for a parameter
+    vector theta in R^P (weights), and numeric evaluation takes one theta per point.
+    """
 
     name: str
     dim: int
-    function: Callable[[Any, Any], Any]
+    function: Callable[..., Any]
     covariance: Any = None
+    parameters: int = 0
 
     @functools.cached_property
     def coords(self) -> tuple[sympy.Symbol, ...]:
         return coordinates(self.dim)
 
     @functools.cached_property
+    def parameter_symbols(self) -> tuple[sympy.Symbol, ...]:
+        return tuple(sympy.Symbol(f"theta_{i + 1}", real=True) for i in range(self.parameters))
+
+    @functools.cached_property
     def mean(self) -> sympy.Matrix:
-        """mu(phi) as a SymPy column."""
+        """mu(phi) as a SymPy column (exact constants only; theta symbolic)."""
+        return self._mean(SymbolicOps())
+
+    def _call(self, phi, ops, theta=None):
+        return self.function(phi, ops) if not self.parameters else self.function(phi, ops, theta)
+
+    def _mean(self, ops: SymbolicOps) -> sympy.Matrix:
         phi = np.array(self.coords, dtype=object)
-        return sympy.Matrix(list(np.asarray(self.function(phi, SymbolicOps())).reshape(-1)))
+        theta = np.array(self.parameter_symbols, dtype=object)
+        return sympy.Matrix(list(np.asarray(self._call(phi, ops, theta)).reshape(-1)))
 
     def metric(self, simplify: Simplifier = cancel_trig) -> sympy.Matrix:
         covariance = None if self.covariance is None else SymbolicOps().const(self.covariance)
@@ -332,33 +407,55 @@ class Immersion:
 
     @functools.cached_property
     def _numpy_jet(self):
-        jac = self.mean.jacobian(list(self.coords))
+        mean = self._mean(SymbolicOps(allow_floats=True))
+        jac = mean.jacobian(list(self.coords))
         hess = [sympy.diff(jac[a, i], x) for a in range(jac.rows) for i in range(self.dim)
                 for x in self.coords]
-        return (_lambdify_batched(list(self.mean), self.coords),
-                _lambdify_batched(list(jac), self.coords),
-                _lambdify_batched(hess, self.coords), jac.rows)
+        arguments = self.coords + self.parameter_symbols
+        return (_lambdify_batched(list(mean), arguments), _lambdify_batched(list(jac), arguments),
+                _lambdify_batched(hess, arguments), jac.rows)
 
-    def jet(self, points, backend: Backend):
-        """(values [B, D], jac [B, D, d], hess [B, D, d, d]) on ``backend``."""
+    def jet(self, points, backend: Backend, parameters=None):
+        """(values [B, D], jac [B, D, d], hess [B, D, d, d]) on ``backend``; ``parameters``
+        (shape=[B, P]) when the map has parameters."""
         pts = _points_on(points, backend)
         if pts.shape[-1] != self.dim:
             raise BadInput(f"{self.name} takes points with {self.dim} coordinates; got {pts.shape[-1]}")
+        if bool(self.parameters) != (parameters is not None):
+            raise BadInput(f"{self.name} takes {self.parameters} parameters per point")
         if backend.name != "numpy":
-            ops = ArrayOps(backend)
-            return numeric.autodiff_jet(lambda p: self.function(p, ops).reshape(-1), pts, backend)
+            jet = self._autodiff_jet(backend)
+            return jet(pts) if parameters is None else jet(pts, _points_on(parameters, backend))
         values, jac, hess, rows = self._numpy_jet
         batch, d = pts.shape
-        return (values(pts), jac(pts).reshape(batch, rows, d), hess(pts).reshape(batch, rows, d, d))
+        arguments = pts if parameters is None else np.hstack([pts, np.asarray(parameters, dtype=float)])
+        return (values(arguments), jac(arguments).reshape(batch, rows, d),
+                hess(arguments).reshape(batch, rows, d, d))
+
+    @functools.cached_property
+    def _compiled_jets(self) -> dict:
+        return {}
+
+    def _autodiff_jet(self, backend: Backend):
+        """The compiled batched jet on ``backend``, built once per immersion (jax compiles it)."""
+        if backend not in self._compiled_jets:
+            ops = ArrayOps(backend)
+            if not self.parameters:
+                jet = numeric.jet_function(lambda p: self.function(p, ops).reshape(-1), backend)
+            else:
+                jet = numeric.jet_function(lambda p, q: self.function(p, ops, q).reshape(-1),
+                                           backend, True)
+            self._compiled_jets[backend] = jet
+        return self._compiled_jets[backend]
 
     def precision(self, backend: Backend):
         if self.covariance is None:
             return None
         return backend.asarray(np.linalg.inv(np.asarray(self.covariance, dtype=float)))
 
-    def curvature(self, points, backend: Backend) -> numeric.Curvature:
+    def curvature(self, points, backend: Backend, parameters=None) -> numeric.Curvature:
         """Numeric curvature at the rows of ``points`` (Gauss equation, kernels.curvature)."""
-        _, jac, hess = self.jet(points, backend)
+        _, jac, hess = self.jet(points, backend, parameters)
         return numeric.immersion_curvature_from_jet(jac, hess, backend, self.precision(backend))
 
 
@@ -374,13 +471,13 @@ class MetricField:
     def coords(self) -> tuple[sympy.Symbol, ...]:
         return coordinates(self.dim)
 
-    def metric(self, simplify: Simplifier = cancel_trig) -> sympy.Matrix:
+    def metric(self, simplify: Simplifier = cancel_trig, ops: SymbolicOps | None = None) -> sympy.Matrix:
         phi = np.array(self.coords, dtype=object)
-        return sympy.Matrix(np.asarray(self.function(phi, SymbolicOps()))).applyfunc(simplify)
+        return sympy.Matrix(np.asarray(self.function(phi, ops or SymbolicOps()))).applyfunc(simplify)
 
     @functools.cached_property
     def _numpy_jet(self):
-        g = self.metric(lambda e: e)
+        g = self.metric(lambda e: e, SymbolicOps(allow_floats=True))
         flat = list(g)
         first = [sympy.diff(e, x) for e in flat for x in self.coords]
         second = [sympy.diff(e, x, y) for e in flat for x in self.coords for y in self.coords]

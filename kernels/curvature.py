@@ -90,20 +90,16 @@ class Curvature:
         """Eigenvalues of g (squared singular values of the whitened Jacobian), shape=[B, d]."""
         return self.backend.module.linalg.eigvalsh(self.metric)
 
-    def to_numpy(self) -> dict[str, np.ndarray]:
-        out = {name: self.backend.to_numpy(getattr(self, name))
-               for name in ("metric", "christoffel_1st", "christoffel_2nd", "riemann", "ricci",
-                            "scalar", "scale")}
-        if self.dim == 2:
-            out["gaussian"] = self.backend.to_numpy(self.gaussian)
-        return out
 
+def jet_function(function: Callable, backend: Backend, with_parameters: bool = False) -> Callable:
+    """A batched jet: ``points [B, d] (, parameters [B, P]) -> (values, jac, hess)`` by
+    forward-mode autodiff (``vmap`` of ``jacfwd``; compiled with ``jax.jit`` on jax, so keep
+    the returned function to reuse the compilation).
 
-def autodiff_jet(function: Callable, points, backend: Backend):
-    """(values, jac, hess) of ``function`` at every row of ``points`` by forward-mode autodiff.
-
-    ``function`` maps one point, shape=[d], to a vector, shape=[N], and is written in the
-    backend's own operations (torch or jax); it is vectorized with ``vmap``.
+    ``function`` maps one point, shape=[d], to a vector, shape=[N], written in the backend's
+    own operations (torch or jax).  With parameters it is called as
+    ``function(point, parameter_row)`` and differentiated in the point only, so one call
+    covers B (point, parameter) pairs.
     """
     if backend.name == "numpy":
         raise BadInput("the numpy backend has no autodiff: give the map symbolically "
@@ -115,15 +111,29 @@ def autodiff_jet(function: Callable, points, backend: Backend):
     else:
         vmap, jacfwd = lib.vmap, lib.jacfwd
         compile_ = lib.jit  # eager jax re-dispatches every primitive; one trace is far cheaper
-    jet = lambda p: (function(p), jacfwd(function)(p), jacfwd(jacfwd(function))(p))
-    return compile_(vmap(jet))(points)
+    if not with_parameters:
+        return compile_(vmap(lambda p: (function(p), jacfwd(function)(p), jacfwd(jacfwd(function))(p))))
+    first = jacfwd(function, argnums=0)
+    return compile_(vmap(lambda p, q: (function(p, q), first(p, q), jacfwd(first, argnums=0)(p, q))))
 
 
-def _inverse(xp, metric):
+def autodiff_jet(function: Callable, points, backend: Backend, parameters=None):
+    """(values, jac, hess) of ``function`` at every row of ``points`` (see :func:`jet_function`)."""
+    if parameters is None:
+        return jet_function(function, backend)(points)
+    return jet_function(function, backend, True)(points, parameters)
+
+
+def _inverse(backend: Backend, metric):
     """g^{-1}; the pseudo-inverse, so that a point where phi -> mu(phi) is not an immersion
     gives meaningless numbers (to be screened with ``metric_eigenvalues``) instead of an
-    exception that would discard the whole batch."""
-    return xp.linalg.pinv(metric)
+    exception that would discard the whole batch.  A non-finite metric (a map evaluated
+    outside its domain) is inverted as the identity: its nan / inf still reach every
+    result through the jet, and the other points are unaffected."""
+    xp = backend.module
+    finite = xp.isfinite(metric.sum(-1).sum(-1))[..., None, None]
+    identity = xp.zeros_like(metric) + backend.asarray(np.eye(metric.shape[-1]))
+    return xp.linalg.pinv(xp.where(finite, metric, identity))
 
 
 def _precision(precision, ambient: int, backend: Backend):
@@ -142,7 +152,7 @@ def second_fundamental_form(jac, hess, backend: Backend, precision=None):
     """II_ij = H_ij - J g^{-1} J^T P H_ij, the P-normal part of the Hessian, shape=[B, D, d, d]."""
     xp = backend.module
     P = _precision(precision, jac.shape[-2], backend)
-    g_inv = _inverse(xp, fisher_rao_metric(jac, backend, P))
+    g_inv = _inverse(backend, fisher_rao_metric(jac, backend, P))
     tangential = xp.einsum("bai,bik,bck,cd,bdmn->bamn", jac, g_inv, jac, P, hess)
     return hess - tangential
 
@@ -156,7 +166,7 @@ def immersion_curvature_from_jet(jac, hess, backend: Backend, precision=None) ->
     P = _precision(precision, jac.shape[-2], backend)
     metric = fisher_rao_metric(jac, backend, P)
     first = xp.einsum("zak,ac,zcij->zkij", jac, P, hess)
-    second = xp.einsum("zkl,zlij->zkij", _inverse(xp, metric), first)
+    second = xp.einsum("zkl,zlij->zkij", _inverse(backend, metric), first)
     normal = second_fundamental_form(jac, hess, backend, P)
     products = xp.einsum("zaij,ac,zckl->zijkl", normal, P, normal)
     riemann = xp.einsum("zacbd->zabcd", products) - xp.einsum("zadbc->zabcd", products)
@@ -172,7 +182,7 @@ def metric_curvature_from_jet(metric, dmetric, ddmetric, backend: Backend) -> Cu
     R^r_smn = d_m Gamma^r_ns - d_n Gamma^r_ms + Gamma^r_ml Gamma^l_ns - Gamma^r_nl Gamma^l_ms.
     """
     xp = backend.module
-    g_inv = _inverse(xp, metric)
+    g_inv = _inverse(backend, metric)
     first = 0.5 * (xp.einsum("zjki->zkij", dmetric) + xp.einsum("zikj->zkij", dmetric)
                    - xp.einsum("zijk->zkij", dmetric))
     d_first = 0.5 * (xp.einsum("zjkim->zkijm", ddmetric) + xp.einsum("zikjm->zkijm", ddmetric)
@@ -193,7 +203,7 @@ def metric_curvature_from_jet(metric, dmetric, ddmetric, backend: Backend) -> Cu
 
 def _finish(metric, first, second, riemann, scale, backend: Backend, normal=None) -> Curvature:
     xp = backend.module
-    g_inv = _inverse(xp, metric)
+    g_inv = _inverse(backend, metric)
     ricci = xp.einsum("zam,zasmn->zsn", g_inv, riemann)
     scalar = xp.einsum("zsn,zsn->z", g_inv, ricci)
     return Curvature(metric, first, second, riemann, ricci, scalar, scale, backend, normal)

@@ -1,0 +1,351 @@
+"""The GEC claims (issue 8, part 2): verdicts at the paper's examples, mutation tests that
+make each check say `refuted`, and the `attngeom curvature` command (part 3)."""
+
+import json
+from dataclasses import replace
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from geometry_proofs import attention, gates, gating
+from geometry_proofs.claims import REGISTRY
+from kernels.claim import CheckContext
+
+CLAIM_IDS = ("ungated-flat", "curvature-lower-bound", "gating-second-derivative", "gated-sphere",
+             "graph-curvature", "depth-amplification", "vector-graph-curvature",
+             "curvature-robustness", "generic-nonflat")
+
+
+def verify(claim_id, method="auto", backend="numpy", samples=None, **params):
+    context = CheckContext(backend=backend, samples=samples)
+    return REGISTRY.get(claim_id).verify(params, method, context)
+
+
+def status(claim_id, **kwargs):
+    return verify(claim_id, **kwargs).status.value
+
+
+def test_every_gec_claim_is_registered_with_its_source():
+    assert {c.id for c in REGISTRY} >= set(CLAIM_IDS)
+    for claim_id in CLAIM_IDS:
+        claim = REGISTRY.get(claim_id)
+        assert claim.source.startswith("GEC ") and claim.examples
+
+
+# -- ungated-flat (Thm 3.1) --------------------------------------------------------------
+
+def test_ungated_flat_symbolic_for_several_k_and_D():
+    for k, D in ((1, 3), (2, 3), (3, 5)):
+        verdict = verify("ungated-flat", k=k, ambient=D)
+        assert verdict.status.value == "proved" and verdict.checked == 2 * k ** 3 + 2 * k ** 4
+
+
+def test_ungated_flat_numeric_and_hypothesis():
+    assert status("ungated-flat", method="numeric", samples=40, k=2, ambient=4) == "consistent"
+    assert status("ungated-flat", k=4, ambient=3) == "not-applicable"
+
+
+def test_ungated_flat_mutation_curved_mean_is_refuted(monkeypatch):
+    original = gates.affine_output
+    monkeypatch.setattr(gates, "affine_output", lambda phi, a, B, ops: original(phi, a, B, ops)
+                        + ops.stack([phi[0] * phi[1]] + [0 * phi[0]] * (len(a) - 1)))
+    assert status("ungated-flat", k=2, ambient=3) == "refuted"
+    assert status("ungated-flat", method="numeric", samples=20, k=2, ambient=3) == "refuted"
+
+
+@pytest.mark.parametrize("values,expected", [(2, "not-applicable"), (3, "consistent"),
+                                             (4, "refuted"), (5, "refuted")])
+def test_softmax_family_scope_of_thm_3_1(values, expected):
+    verdict = verify("ungated-flat", samples=60, values=values)
+    assert verdict.status.value == expected
+    if expected == "refuted":
+        assert abs(verdict.counterexample["K"]) > 1e-3
+        assert "k-dimensional affine chart" in verdict.summary
+
+
+def test_softmax_family_mutation_bends_the_three_value_layer(monkeypatch):
+    original = attention.memory_readout
+    # adds y_1 y_2 (1, ..., 1): a saddle over the hull (a function of one coordinate, or a
+    # radial rescaling, would give a flat cylinder)
+    monkeypatch.setattr(attention, "memory_readout", lambda q, k, v, ops: original(q, k, v, ops)
+                        + original(q, k, v, ops)[0] * original(q, k, v, ops)[1])
+    assert status("ungated-flat", samples=30, values=3) == "refuted"
+
+
+# -- curvature-lower-bound (Thm 3.2, Cor 3.3) ----------------------------------------------
+
+def test_lower_bound_refuted_as_printed_with_exact_witness():
+    verdict = verify("curvature-lower-bound", variant="printed")
+    assert verdict.status.value == "refuted" and verdict.method == "symbolic"
+    assert set(verdict.counterexample["realizations"].values()) == {"0"}
+    assert status("curvature-lower-bound", method="numeric", samples=30, variant="printed") == "refuted"
+
+
+def test_lower_bound_holds_for_affine_charts():
+    assert status("curvature-lower-bound", variant="affine-chart") == "proved"
+    assert status("curvature-lower-bound", method="numeric", samples=30,
+                  variant="affine-chart") == "consistent"
+
+
+def test_lower_bound_mutations(monkeypatch):
+    monkeypatch.setattr(gating, "_affine_chart", gating._sphere_target)
+    assert status("curvature-lower-bound", variant="affine-chart") == "refuted"
+    monkeypatch.undo()
+    # without ungated realizations of the sphere there is nothing to refute the printed bound
+    monkeypatch.setattr(gating, "_ungated_sphere_realizations",
+                        lambda: {"affine chart": gating._affine_chart})
+    assert status("curvature-lower-bound", variant="printed") == "proved"
+
+
+# -- gating-second-derivative (Lemma 3.5) ------------------------------------------------
+
+def test_lemma_3_5_symbolic_and_numeric():
+    assert status("gating-second-derivative", domain_dim=2, ambient=3) == "proved"
+    assert status("gating-second-derivative", domain_dim=3, ambient=4) == "proved"
+    assert status("gating-second-derivative", method="numeric", samples=30) == "consistent"
+    assert status("gating-second-derivative", domain_dim=4, ambient=3) == "not-applicable"
+
+
+def test_lemma_3_5_mutation_swapped_index(monkeypatch):
+    monkeypatch.setattr(gates, "hadamard_second_derivative",
+                        lambda Bi, Bj, Y, gi, gj, gij: Bi * gi + Bj * gj + Y * gij)
+    verdict = verify("gating-second-derivative", domain_dim=2, ambient=3)
+    assert verdict.status.value == "refuted" and verdict.counterexample["residual"] != "0"
+    assert status("gating-second-derivative", method="numeric", samples=10) == "refuted"
+
+
+# -- gated-sphere (Thm 3.6, Cor 3.7, Cor 3.8) ------------------------------------------------
+
+@pytest.mark.parametrize("ambient,values", [(3, 3), (5, 4), (3, 1)])
+def test_gated_sphere_symbolic(ambient, values):
+    verdict = verify("gated-sphere", ambient=ambient, values=values)
+    assert verdict.status.value == "proved"
+    assert verdict.evidence["K_gated"] == "1"
+
+
+def test_gated_sphere_numeric_1000_points_to_1e_10():
+    verdict = verify("gated-sphere", method="numeric", ambient=3, values=3)
+    assert verdict.status.value == "consistent" and verdict.checked == 1000
+    assert verdict.max_residual <= 1e-10 and verdict.evidence["|K_gat - 1|"] <= 1e-10
+
+
+@pytest.mark.parametrize("backend", ("torch", pytest.param("jax", marks=pytest.mark.slow)))
+def test_gated_sphere_numeric_autodiff_backends(backend):
+    verdict = verify("gated-sphere", method="numeric", backend=backend, samples=100, ambient=4, values=2)
+    assert verdict.status.value == "consistent" and verdict.max_residual <= 1e-10
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ("torch", "jax"))
+def test_gated_sphere_1000_points_on_autodiff_backends(backend):
+    verdict = verify("gated-sphere", method="numeric", backend=backend, ambient=3, values=3)
+    assert verdict.status.value == "consistent" and verdict.max_residual <= 1e-10
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("backend", ("torch", "jax"))
+def test_gated_sphere_1000_points_on_cuda(backend):
+    context = CheckContext(backend=backend, device="cuda")
+    verdict = REGISTRY.get("gated-sphere").verify({}, "numeric", context)
+    assert verdict.status.value == "consistent" and verdict.max_residual <= 1e-10
+
+
+def test_gated_sphere_not_applicable_below_three():
+    assert status("gated-sphere", ambient=2) == "not-applicable"
+
+
+ORIGINAL_BUILD = attention.build_sphere_witness
+
+
+def _broken_left_inverse(*args, **kwargs):
+    witness = ORIGINAL_BUILD(*args, **kwargs)
+    broken = witness.gate_left_inverse.copy()
+    broken[0, -1] += Fraction(1, 5)
+    return replace(witness, gate_left_inverse=broken)
+
+
+@pytest.mark.parametrize("method", ("symbolic", "numeric"))
+def test_gated_sphere_mutation_wrong_left_inverse(monkeypatch, method):
+    monkeypatch.setattr(attention, "build_sphere_witness", _broken_left_inverse)
+    assert status("gated-sphere", method=method, samples=50) == "refuted"
+
+
+def test_gated_sphere_mutation_gate_strength(monkeypatch):
+    monkeypatch.setattr(attention, "build_sphere_witness",
+                        lambda *a: ORIGINAL_BUILD(*a[:3], gate_strength=Fraction(1, 2)))
+    assert status("gated-sphere", method="numeric", samples=50) == "refuted"
+
+
+# -- graph-curvature and depth-amplification (Lemma 3.10-3.12, Thm 3.13, Cor 3.14) ----------
+
+def test_graph_curvature_examples():
+    verdict = verify("graph-curvature", layers=3, amplitudes="1,1/2,2", ambient=5)
+    assert verdict.status.value == "proved" and verdict.evidence["K(0)"] == "49/64"
+    assert status("graph-curvature", layers=2, psi="u**2 - v**2 + u*v**3") == "proved"
+    assert status("graph-curvature", method="numeric", samples=40) == "consistent"
+    assert status("graph-curvature", psi="u + v**2") == "not-applicable"
+    assert status("graph-curvature", amplitudes="-1") == "not-applicable"
+
+
+def test_graph_curvature_mutation_printed_formula(monkeypatch):
+    monkeypatch.setattr(gating, "lemma_3_12_formula",
+                        lambda fu, fv, fuu, fuv, fvv: (fuu * fvv + fuv ** 2) / (1 + fu ** 2 + fv ** 2) ** 2)
+    assert status("graph-curvature") == "refuted"
+    assert status("graph-curvature", method="numeric", samples=20,
+                  psi="1/2 + u**2/8 + u*v/16 + v**2/8") == "refuted"
+
+
+def test_depth_amplification_quadratic_in_L():
+    verdict = verify("depth-amplification", method="numeric", layers=16)
+    rows = verdict.evidence["rows"]
+    assert verdict.status.value == "consistent"
+    assert [round(r["K(0)"], 9) for r in rows] == [L ** 2 / 16 for L in range(1, 17)]
+    assert status("depth-amplification", layers=4) == "proved"
+    assert status("depth-amplification", layers=3, amplitudes="1,1/2,3/2", ambient=5) == "proved"
+    assert status("depth-amplification", amplitudes="3") == "not-applicable"
+    assert status("depth-amplification", ambient=3) == "not-applicable"
+
+
+def test_depth_amplification_mutation_doubled_residual(monkeypatch):
+    original = attention.NormalFormStack.layer
+    # each layer adds twice its gated contribution: K(0) = (2 A_L)^2 det, not A_L^2 det
+    monkeypatch.setattr(attention.NormalFormStack, "layer",
+                        lambda self, h, a, ops: 2 * original(self, h, a, ops) - h)
+    assert status("depth-amplification", layers=3) == "refuted"
+    assert status("depth-amplification", method="numeric", layers=3) == "refuted"
+
+
+# -- vector-graph-curvature (Thm 3.15, Remark 3.16, Cor 3.17) --------------------------------
+
+def test_vector_graph_curvature():
+    verdict = verify("vector-graph-curvature", layers=3, ambient=4)
+    assert verdict.status.value == "proved"
+    witness = verdict.evidence["remark_3_16_witness"]
+    assert (witness["K(Phi_1)"], witness["K(Phi_2)"], witness["K(Phi_1 + Phi_2)"]) == ("0", "0", "1")
+    assert status("vector-graph-curvature", method="numeric", samples=5, layers=4, ambient=5) == "consistent"
+    assert status("vector-graph-curvature", ambient=2) == "not-applicable"
+
+
+def test_vector_graph_mutation_additive_curvature(monkeypatch):
+    additive = lambda hessians: sum(h.det() for layers in hessians for h in layers)
+    monkeypatch.setattr(gating, "theorem_3_15_formula", additive)
+    assert status("vector-graph-curvature", layers=2, ambient=4) == "refuted"
+
+
+# -- curvature-robustness (Thm 3.18, Lemmas 3.19, 3.20) -------------------------------------
+
+def test_robustness_printed_construction_is_refuted_with_witness():
+    verdict = verify("curvature-robustness", samples=40)
+    assert verdict.status.value == "refuted"
+    assert verdict.counterexample["z outside (0, 1) at coordinates"] == [1]
+    assert "s~ ⊘ Y" in verdict.summary
+
+
+def test_robustness_corrected_construction_has_a_neighbourhood():
+    verdict = verify("curvature-robustness", samples=40, variant="corrected")
+    assert verdict.status.value == "consistent"
+    neighbourhood = verdict.evidence["parts"][-1]
+    radii = [row["radius"] for row in neighbourhood["rows"] if row["min_K"] >= 0.5]
+    assert 2 ** -12 in radii and max(radii) < 1
+    assert status("curvature-robustness", ambient=3, gate_dim=2) == "not-applicable"
+
+
+def test_robustness_mutation_corrected_uses_the_printed_product(monkeypatch):
+    original = gates.build_gate_realization
+    monkeypatch.setattr(gates, "build_gate_realization", lambda D, m, printed: original(D, m, True))
+    assert status("curvature-robustness", samples=20, variant="corrected") == "refuted"
+
+
+def test_robustness_reverse_mutation_printed_division_is_not_refuted(monkeypatch):
+    monkeypatch.setattr(gates.GateRealization, "z",
+                        lambda self, phi, ops: self.target(phi, ops)
+                        / gates.affine_output(phi, self.offset, self.slope, ops))
+    assert status("curvature-robustness", samples=20) == "consistent"
+
+
+# -- generic-nonflat (Thm 3.21) --------------------------------------------------------------
+
+def test_generic_nonflat():
+    verdict = verify("generic-nonflat", domain_dim=2, ambient=3)
+    assert verdict.status.value == "proved"
+    assert verdict.evidence["instances"]["g = 1/2 (flat)"]["R~_1212(eps)"] == "epsilon**2"
+    assert status("generic-nonflat", method="numeric", samples=6) == "consistent"
+    assert status("generic-nonflat", domain_dim=2, ambient=2) == "not-applicable"
+
+
+@pytest.mark.parametrize("method", ("symbolic", "numeric"))
+def test_generic_nonflat_mutation_wrong_perturbation(monkeypatch, method):
+    original = gates.density_perturbation
+    monkeypatch.setattr(gates, "density_perturbation",
+                        lambda phi, c, Y, n, mask, eps, ops: original(phi, c, Y, n, mask, eps, ops) * Y * Y)
+    assert status("generic-nonflat", method=method, samples=3) == "refuted"
+
+
+def test_generic_nonflat_mutation_constant_random_gates(monkeypatch):
+    flat = lambda sampler, d, D, hidden=8: gates.MLPGate(np.zeros((hidden, d)), np.zeros(hidden),
+                                                         np.zeros((D, hidden)), np.zeros(D))
+    monkeypatch.setattr(gates, "random_gate", flat)
+    assert status("generic-nonflat", method="numeric", samples=3) == "refuted"
+
+
+# -- show and the CLI --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("claim_id", CLAIM_IDS)
+def test_show_every_format(run_cli, claim_id):
+    for fmt in ("text", "latex", "m2", "json"):
+        code, out, _ = run_cli("show", claim_id, "--format", fmt)
+        assert code == 0 and out.strip()
+    json.loads(run_cli("show", claim_id, "--format", "json")[1])
+
+
+def test_cli_verify_exit_codes(run_cli):
+    assert run_cli("verify", "gated-sphere")[0] == 0
+    assert run_cli("verify", "curvature-lower-bound")[0] == 1
+    code, out, _ = run_cli("verify", "ungated-flat", "--values", 2, "--samples", 20)
+    assert code == 2 and out.startswith("not-applicable")
+
+
+def test_cli_curvature_sphere_1000_points(run_cli):
+    code, out, err = run_cli("curvature", "sphere", "--points", 1000, "--json")
+    report = json.loads(out)
+    assert code == 0 and err == "" and len(report["K"]) == 1000
+    assert report["max_abs_deviation"] <= 1e-10 and report["holds"] is True
+    code, out, _ = run_cli("curvature", "sphere", "--ambient", 5, "--values", 2, "--points", 30)
+    assert code == 0 and "max |K - 1|" in out and "more points" in out
+
+
+def test_cli_curvature_gate_strength_and_normal_form(run_cli):
+    code, out, _ = run_cli("curvature", "sphere", "--gate-strength", 0, "--points", 5, "--json")
+    assert code == 0 and json.loads(out)["max_abs_deviation"] <= 1e-10
+    code, out, _ = run_cli("curvature", "sphere", "--gate-strength", "1/2", "--points", 5, "--json")
+    report = json.loads(out)
+    assert code == 0 and report["expected"] is None and report["K_max"] > 1
+    code, out, _ = run_cli("curvature", "normal-form", "--layers", 8, "--backend", "torch")
+    assert code == 0 and "K(0) = 4," in out
+
+
+@pytest.mark.parametrize("args", [
+    ("curvature", "torus"),
+    ("curvature", "sphere", "--layers", 3),
+    ("curvature", "normal-form", "--gate-strength", 1),
+    ("curvature", "sphere", "--points", 0),
+    ("curvature", "sphere", "--gate-strength", "x"),
+    ("curvature", "sphere", "--ambient", 2),
+    ("curvature", "normal-form", "--psi", "u+"),
+    ("curvature", "normal-form", "--amplitudes", "1,2", "--layers", 3),
+    ("curvature", "sphere", "--backend", "torch", "--device", "cuda"),
+    ("curvature", "sphere", "--backend", "jax", "--device", "cuda"),
+    ("verify", "gated-sphere", "--method", "numeric", "--backend", "torch", "--device", "cuda"),
+    ("verify", "curvature-robustness", "--variant", "other"),
+    ("verify", "gated-sphere", "--layers", 2),
+    ("verify", "ungated-flat", "--values", 4, "--method", "symbolic"),
+    ("verify", "gated-sphere", "--method", "numeric", "--samples", 10 ** 9),
+    ("verify", "gated-sphere", "--ambient", 100),
+    ("verify", "depth-amplification", "--layers", 100000),
+    ("curvature", "sphere", "--points", 10 ** 7),
+])
+def test_cli_bad_input_is_one_line_exit_2(run_cli, args):
+    code, out, err = run_cli(*args)
+    assert code == 2 and out == ""
+    assert err.startswith("attngeom: error:") and err.count("\n") == 1 and "Traceback" not in err
