@@ -191,8 +191,9 @@ class DeepDimensionClaim(Claim):
                  "dim M = eq (14).")
     params = NETWORK_PARAMS
     methods = ("exact", "numeric")
-    examples = ({"d": [3, 3, 3], "a": [2, 2], "t": 3}, {"d": [4, 2, 3], "a": [2, 2], "t": 3},
-                {"d": [3, 2, 2, 3], "a": [2], "t": 3})
+    # HMK Figure 3's lightning sweep (l = 2, t = 3, a_i = 2, d_i = delta = 3..10) and two more
+    examples = tuple({"d": [delta] * 3, "a": [2, 2], "t": 3} for delta in range(3, 11)) + (
+        {"d": [4, 2, 3], "a": [2, 2], "t": 3}, {"d": [3, 2, 2, 3], "a": [2], "t": 3})
 
     def validate(self, params):
         if params["d"] is not None:
@@ -328,7 +329,8 @@ class SoftmaxDimensionClaim(Claim):
                  "eq (16) = eq (14) + l.")
     params = NETWORK_PARAMS
     methods = ("numeric",)
-    examples = ({"d": [3, 3, 3], "a": [2, 2], "t": 3},)
+    # HMK Figure 3's softmax sweep (l = 2, t = 3, a_i = 2, d_i = delta = 3..10)
+    examples = tuple({"d": [delta] * 3, "a": [2, 2], "t": 3} for delta in range(3, 11))
 
     def validate(self, params):
         if params["d"] is not None:
