@@ -14,7 +14,7 @@ from geometry_proofs.riemann import (
     gaussian_curvature, gaussian_curvature_at, immersion_gaussian_curvature_at,
     metric_to_christoffel_1st, metric_to_christoffel_2nd, metric_to_ricci_components,
     metric_to_riemann_components, metric_to_riemann_lowered, metric_to_riemann_lowered_at,
-    metric_to_scalar_curvature, sectional_curvature)
+    metric_to_scalar_curvature, sectional_curvature, vanishes_identically)
 from kernels.backend import get_backend
 from kernels.curvature import autodiff_jet, immersion_curvature_from_jet
 from kernels.errors import BadInput, BackendUnavailable
@@ -93,6 +93,14 @@ def test_cancel_trig_decides_identities():
     assert cancel_trig(sympy.sin(2 * x) * sympy.tan(x) + 2 * sympy.cos(2 * x) - 2 * sympy.cos(x) ** 2) == 0
     assert cancel_trig(sympy.cosh(y) ** 2 - sympy.sinh(y) ** 2 - 1) == 0
     assert cancel_trig(sympy.sin(x) ** 2 + sympy.cos(x) ** 2 - sympy.cos(y)) != 0
+
+
+def test_vanishes_identically_decides_or_refuses():
+    x = sympy.Symbol("x", real=True)
+    assert vanishes_identically(sympy.sin(2 * x) - 2 * sympy.sin(x) * sympy.cos(x), (x,))
+    assert not vanishes_identically((sympy.sin(x) ** 2 + 1) ** sympy.Rational(1, 5) - 1, (x,))
+    with pytest.raises(RuntimeError, match="cannot decide"):
+        vanishes_identically((sympy.sin(x) ** 2 + sympy.cos(x) ** 2) ** sympy.Rational(1, 5) - 1, (x,))
 
 
 def test_pointwise_engine_matches_full_engine():
