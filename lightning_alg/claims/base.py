@@ -24,6 +24,10 @@ ALL_OUTPUTS = Param("all_outputs", "use the whole coefficient array of phi_W ins
                     "output coordinate", default=False, kind="flag")
 
 LIGHTNING_PARAMS = (D, T, A, DPRIME, ROW, COL, CONTEXT, ALL_OUTPUTS)
+#: ``show --matrix``: the matrix whose minors make a family (M_Lie, N, the slices, the
+#: flattening F_{n,j}, C_S) instead of the polynomials.
+MATRIX = Param("matrix", "show the matrix whose minors make the family (M_Lie, N, the "
+               "slices, F_{n,j}, C_S) instead of the polynomials", default=False, kind="flag")
 
 #: Above this many coordinates, ``--method auto`` prefers exact evaluation to expansion.
 AUTO_SYMBOLIC_COORDINATES = 400

@@ -32,13 +32,14 @@ from flint import fmpq, fmpq_mat
 from sympy import QQ
 
 from kernels.backend import get_backend
-from kernels.claim import Claim, Param
+from kernels.claim import Claim
 from kernels.errors import BadInput
 from kernels.polyeval import compile_polynomials
 from kernels.sampling import DEFAULT_PRIME
 from kernels.verdict import Verdict, combine, consistent, proved, refuted, verified
 from lightning_alg.claims.base import (
-    A, ALL_OUTPUTS, COL, D, DPRIME, LIGHTNING_PARAMS, MAX_SYMBOLIC_COORDINATES, T, FamilyClaim,
+    A, ALL_OUTPUTS, COL, D, DPRIME, LIGHTNING_PARAMS, MATRIX, MAX_SYMBOLIC_COORDINATES, T,
+    FamilyClaim,
     coordinates_of, render_invariants, validate_lightning)
 from lightning_alg.coordinates import CoordinateSystem, per_coordinate_count
 from lightning_alg.family_check import DEFAULT_EXACT_POINTS, DEFAULT_NUMERIC_POINTS
@@ -55,8 +56,6 @@ from lightning_alg.parametrization import (
     Parametrization, sample_weights_float, sample_weights_mod_p, symbolic_weights,
     uses_query_key, weight_degree)
 
-MATRIX = Param("matrix", "show the matrix whose minors make the family (the slices, the "
-               "flattening F_{n,j}, C_S) instead of the polynomials", default=False, kind="flag")
 
 #: --method exact / numeric evaluate every member while members x terms x r^2 (the entries
 #: of their determinants) stays below this (~1 s per million at 6 points), else a seeded

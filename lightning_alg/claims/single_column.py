@@ -24,7 +24,8 @@ from kernels.errors import BadInput
 from kernels.primefield import rank_mod_p
 from kernels.sampling import DEFAULT_PRIME
 from kernels.verdict import Verdict, combine, consistent, proved, refuted, verified
-from lightning_alg.claims.base import COL, D, DPRIME, ROW, render_invariants, validate_lightning
+from lightning_alg.claims.base import (
+    COL, D, DPRIME, MATRIX, ROW, render_invariants, validate_lightning)
 from lightning_alg.coordinates import CoordinateSystem
 from lightning_alg.family_check import (
     DEFAULT_EXACT_POINTS, DEFAULT_NUMERIC_POINTS, NUMERIC_TOLERANCE, prove_family)
@@ -52,8 +53,6 @@ T = Param("t", "sequence length t (columns of X); the single-column slice exists
           default=1)
 A_RANK = Param("a", "attention dimension a: rank(A) <= a (default: d, no constraint)")
 A_ONE = Param("a", "attention dimension a; ADM Cor 22 needs rank(A) = 1", default=1)
-MATRIX = Param("matrix", "show the matrix whose minors make the family instead of the "
-               "polynomials", default=False, kind="flag")
 
 #: Largest M_Lie (rows x columns) evaluated per point: about 80 MB of int64 at 6 points.
 MAX_MATRIX_ENTRIES = 2_000_000
