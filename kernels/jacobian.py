@@ -4,7 +4,8 @@ Two routes to the Jacobian, one interface (:func:`jacobian_mod_p`, :func:`jacobi
 
 * **Forward-mode dual numbers** (:class:`Dual`).  Every intermediate matrix carries its
   value and its derivative along each of the P parameter directions (a leading axis of
-  size P).  The same code runs exactly over F_p (int64 residues; products through
+  size P).  The same code runs exactly over F_p (int64 residues in the arithmetic of
+  :class:`kernels.primefield.PrimeField`; products through
   :func:`kernels.primefield.matmul_mod_p`) for polynomial maps, and in float64 NumPy for
   maps built from ``@ + - * /``, ``exp``, ``max`` and ``sum`` (softmax attention).
 * **Automatic differentiation of the backend** for ``--backend torch`` / ``jax`` on cpu
@@ -33,13 +34,14 @@ import numpy as np
 
 from kernels.backend import Backend, get_backend
 from kernels.errors import BadInput
-from kernels.primefield import matmul_mod_p, rank_mod_p
+from kernels.primefield import PrimeField, rank_mod_p
 
 #: Refuse Jacobians with more entries than this (BadInput, exit 2).
 MAX_ENTRIES = 60_000_000
 
 
 # -- arithmetic of the dual numbers -----------------------------------------------------
+# Exact: kernels.primefield.PrimeField (int64 residues mod p); floating point: FloatField.
 class FloatField:
     """float64 NumPy arithmetic."""
 
@@ -60,30 +62,6 @@ class FloatField:
     @staticmethod
     def constant(value):
         return np.asarray(value, dtype=np.float64)
-
-
-class PrimeField:
-    """Arithmetic on int64 residues mod p < 2^31 (products of two residues fit in int64)."""
-
-    def __init__(self, prime: int):
-        if not 2 < prime < 2**31:
-            raise BadInput(f"exact Jacobians need an odd prime below 2^31; got {prime}")
-        self.prime = prime
-
-    def add(self, a, b):
-        return (a + b) % self.prime
-
-    def mul(self, a, b):
-        return a * b % self.prime
-
-    def matmul(self, a, b):
-        return matmul_mod_p(a, b, self.prime)
-
-    def constant(self, value):
-        array = np.asarray(value)
-        if array.dtype.kind not in "iub":
-            raise TypeError("only integer constants enter a Jacobian over F_p")
-        return array.astype(np.int64) % self.prime
 
 
 def _lift(tangent, value_ndim: int, result_ndim: int):

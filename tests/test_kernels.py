@@ -5,12 +5,14 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import sympy
+from flint import nmod_mat
 
 from kernels.backend import get_backend
 from kernels.claim import Claim, ClaimRegistry, Param
 from kernels.errors import BackendUnavailable, BadInput
 from kernels.polyeval import compile_polynomials
-from kernels.primefield import matmul_mod_p, nullspace_mod_p, rank_mod_p, residue
+from kernels.primefield import (PrimeField, det_mod_p, matmul_mod_p, nullspace_mod_p,
+                                rank_mod_p, residue)
 from kernels.sampling import DEFAULT_PRIME, Sampler
 
 
@@ -48,6 +50,30 @@ def test_matmul_mod_p_has_no_overflow():
     exact = np.array([[sum(int(left[i, k]) * int(right[k, j]) for k in range(300)) % DEFAULT_PRIME
                        for j in range(5)] for i in range(4)], dtype=np.int64)
     assert np.array_equal(matmul_mod_p(left, right, DEFAULT_PRIME), exact)
+
+
+def test_det_mod_p_matches_flint_including_singular_matrices():
+    P = DEFAULT_PRIME
+    sampler = Sampler(3)
+    mats = sampler.prime_field((40, 5, 5), P)
+    mats[0, :, 0] = 0                       # zero first column
+    mats[1, 0, :] = 0                       # zero pivot row: needs a swap
+    mats[1, 0, 3] = 5
+    mats[2, 3] = mats[1, 3]                 # two equal rows
+    mats[2, 1] = mats[2, 3]
+    expected = [int(nmod_mat(m.tolist(), P).det()) for m in mats]
+    assert det_mod_p(mats, P).tolist() == expected
+    assert expected[0] == 0 and expected[2] == 0 and expected[1] != 0
+
+
+def test_one_prime_field_serves_jacobians_and_structured_families():
+    from kernels.jacobian import residues
+    from lightning_alg.invariants.structured import ModPArithmetic
+    assert issubclass(ModPArithmetic, PrimeField)
+    assert isinstance(residues(np.array([1]), DEFAULT_PRIME).field, PrimeField)
+    field = ModPArithmetic(DEFAULT_PRIME)
+    a = np.array([DEFAULT_PRIME - 1, 3], dtype=np.int64)
+    assert field.mul(a, a).tolist() == [1, 9] and field.sub(a, 3 * a).tolist() == [2, DEFAULT_PRIME - 6]
 
 
 def test_compiled_family_matches_sympy_exactly_and_in_float():

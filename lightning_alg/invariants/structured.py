@@ -9,8 +9,9 @@ three arithmetics that share one interface (``take``, ``mul``, ``sub``, ``det``,
 * :class:`ObjectArithmetic` -- exact Python objects in NumPy object arrays: elements of a
   SymPy polynomial ring (symbolic proofs, and the expanded polynomials that ``show``
   prints, obtained by evaluating at the ring's generators) or rationals (witnesses);
-* :class:`ModPArithmetic` -- int64 residues mod p < 2^31 (exact verification), with
-  batched determinants by Gaussian elimination (:func:`det_mod_p`);
+* :class:`ModPArithmetic` -- int64 residues mod p < 2^31 (exact verification): the
+  arithmetic of :class:`kernels.primefield.PrimeField` (also that of the exact Jacobians),
+  with batched determinants by Gaussian elimination (:func:`kernels.primefield.det_mod_p`);
 * :class:`FloatArithmetic` -- float64 on any backend, every value carrying an error scale
   (a bound on the sizes that rounding errors are relative to; see the class docstring).
 
@@ -38,6 +39,7 @@ from sympy.polys.rings import ring
 from kernels.backend import Backend, get_backend
 from kernels.claim import CheckContext
 from kernels.polyeval import CompiledFamily
+from kernels.primefield import PrimeField
 from kernels.sampling import DEFAULT_PRIME
 from kernels.verdict import Verdict, consistent, proved, refuted, verified
 from lightning_alg.coordinates import CoordinateSystem
@@ -64,45 +66,6 @@ NUMERIC_TOLERANCE = 1e-9
 
 # -- determinants ---------------------------------------------------------------------
 
-def power_mod(base: np.ndarray, exponent: int, prime: int) -> np.ndarray:
-    """base^exponent mod p elementwise (square and multiply; int64 residues < 2^31)."""
-    result = np.ones_like(base)
-    square = base % prime
-    while exponent:
-        if exponent & 1:
-            result = result * square % prime
-        square = square * square % prime
-        exponent >>= 1
-    return result
-
-
-def det_mod_p(matrices: np.ndarray, prime: int) -> np.ndarray:
-    """Determinants mod p of int64 matrices, shape=[..., r, r] -> [...].
-
-    Gaussian elimination on the whole batch at once: row swaps to the first nonzero pivot
-    (changing the sign), pivots inverted by Fermat (x^(p-2)); a zero column leaves a zero
-    pivot and hence determinant 0.
-    """
-    m = np.remainder(np.asarray(matrices, dtype=np.int64), prime)
-    shape, r = m.shape[:-2], m.shape[-1]
-    m = m.reshape(-1, r, r).copy()
-    det = np.ones(m.shape[0], dtype=np.int64)
-    for c in range(r):
-        pivot_row = c + np.argmax(m[:, c:, c] != 0, axis=1)
-        swap = np.nonzero(pivot_row != c)[0]
-        if swap.size:
-            rows = m[swap, c, :].copy()
-            m[swap, c, :] = m[swap, pivot_row[swap], :]
-            m[swap, pivot_row[swap], :] = rows
-            det[swap] = (prime - det[swap]) % prime
-        pivot = m[:, c, c]
-        det = det * pivot % prime
-        if c + 1 < r:
-            factor = m[:, c + 1:, c] * power_mod(pivot, prime - 2, prime)[:, None] % prime
-            m[:, c + 1:, c:] = (m[:, c + 1:, c:] - factor[:, :, None] * m[:, None, c, c:]) % prime
-    return det.reshape(shape)
-
-
 def _permutation_signs(r: int):
     for perm in permutations(range(r)):
         inversions = sum(perm[i] > perm[k] for i in range(r) for k in range(i + 1, r))
@@ -126,13 +89,20 @@ def det_leibniz(matrices: np.ndarray) -> np.ndarray:
 
 # -- the three arithmetics ------------------------------------------------------------
 
-class ObjectArithmetic:
-    """Exact arithmetic on object arrays of ring elements or rationals."""
-
-    name = "exact"
+class _NumpyBatch:
+    """``take`` and ``concat`` of NumPy batches (axis 0 the points, axis 1 the members)."""
 
     def take(self, x, index):
         return x[:, index]
+
+    def concat(self, parts):
+        return np.concatenate(parts, axis=1)
+
+
+class ObjectArithmetic(_NumpyBatch):
+    """Exact arithmetic on object arrays of ring elements or rationals."""
+
+    name = "exact"
 
     def add(self, a, b):
         return a + b
@@ -148,9 +118,6 @@ class ObjectArithmetic:
 
     def sum(self, x, axis: int):
         return x.sum(axis=axis)
-
-    def concat(self, parts):
-        return np.concatenate(parts, axis=1)
 
     def det(self, matrices):
         return det_leibniz(matrices)
@@ -171,37 +138,14 @@ class ObjectArithmetic:
         return np.vectorize(bool, otypes=[bool])(values) if values.size else np.zeros(values.shape, bool)
 
 
-class ModPArithmetic:
-    """int64 residues mod a prime p < 2^31: every product of two residues fits in int64."""
+class ModPArithmetic(_NumpyBatch, PrimeField):
+    """int64 residues mod a prime p < 2^31: every product of two residues fits in int64.
+
+    The elementwise arithmetic and the batched determinants are those of
+    :class:`kernels.primefield.PrimeField`; this adds the batch operations of the families.
+    """
 
     name = "mod p"
-
-    def __init__(self, prime: int):
-        self.prime = prime
-
-    def take(self, x, index):
-        return x[:, index]
-
-    def add(self, a, b):
-        return (a + b) % self.prime
-
-    def sub(self, a, b):
-        return (a - b) % self.prime
-
-    def mul(self, a, b):
-        return a * b % self.prime
-
-    def scale(self, a, constants):
-        return a * np.remainder(np.asarray(constants, dtype=np.int64), self.prime) % self.prime
-
-    def sum(self, x, axis: int):
-        return x.sum(axis=axis) % self.prime
-
-    def concat(self, parts):
-        return np.concatenate(parts, axis=1)
-
-    def det(self, matrices):
-        return det_mod_p(matrices, self.prime)
 
     def polynomials(self, compiled: CompiledFamily, points):
         return compiled.evaluate_mod_p(points, self.prime)
