@@ -126,16 +126,20 @@ class Dual:
         return self.batch_ndim + axis if axis >= 0 else self.value.ndim + axis
 
     # -- ring operations (exact over F_p and in floating point) ---------------------------
-    def __matmul__(self, other) -> "Dual":
+    def _product(self, other, product) -> "Dual":
+        """A bilinear ``product`` of the field (``mul`` or ``matmul``), by the Leibniz rule
+        d(x y) = dx y + x dy."""
         other = self._wrap(other)
-        f = self.field
-        value = f.matmul(self.value, other.value)
+        value = product(self.value, other.value)
         nd = value.ndim
         terms = [None if self.tangent is None
-                 else f.matmul(_lift(self.tangent, self.value.ndim, nd), other.value),
+                 else product(_lift(self.tangent, self.value.ndim, nd), other.value),
                  None if other.tangent is None
-                 else f.matmul(self.value, _lift(other.tangent, other.value.ndim, nd))]
+                 else product(self.value, _lift(other.tangent, other.value.ndim, nd))]
         return self._result(value, terms, other)
+
+    def __matmul__(self, other) -> "Dual":
+        return self._product(other, self.field.matmul)
 
     def __rmatmul__(self, other) -> "Dual":
         return self._wrap(other) @ self
@@ -159,15 +163,7 @@ class Dual:
         return self._wrap(other) - self
 
     def __mul__(self, other) -> "Dual":
-        other = self._wrap(other)
-        f = self.field
-        value = f.mul(self.value, other.value)
-        nd = value.ndim
-        terms = [None if self.tangent is None
-                 else f.mul(_lift(self.tangent, self.value.ndim, nd), other.value),
-                 None if other.tangent is None
-                 else f.mul(self.value, _lift(other.tangent, other.value.ndim, nd))]
-        return self._result(value, terms, other)
+        return self._product(other, self.field.mul)
 
     __rmul__ = __mul__
 
