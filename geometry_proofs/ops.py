@@ -23,8 +23,15 @@ from kernels.backend import Backend
 from kernels.errors import BadInput
 
 
+#: The elementwise functions of both kinds of ops, one method each (``ops.exp(x)``, ...):
+#: SymPy and the array libraries use the same names.
+ELEMENTWISE = ("exp", "log", "sin", "cos", "sqrt", "tanh", "sinh", "cosh")
+
+
 class _Ops:
-    """Operations defined through ``exp`` and ``log``, shared by both kinds."""
+    """Operations defined through ``exp`` and ``log``, shared by both kinds, and the
+    methods of :data:`ELEMENTWISE` (added below), each calling ``_elementwise(name, x)``
+    of the kind."""
 
     def sigmoid(self, x):
         """sigma(x) = 1 / (1 + e^{-x}), the gate nonlinearity of GEC §2.2."""
@@ -33,6 +40,19 @@ class _Ops:
     def logit(self, z):
         """sigma^{-1}(z) = log(z / (1 - z)) on (0, 1)."""
         return self.log(z / (1 - z))
+
+
+def _elementwise_method(name: str):
+    def method(self, x):
+        return self._elementwise(name, x)
+    method.__name__, method.__qualname__ = name, f"_Ops.{name}"
+    method.__doc__ = f"{name} of each entry of x (an array) or of x (a scalar)."
+    return method
+
+
+for _name in ELEMENTWISE:
+    setattr(_Ops, _name, _elementwise_method(_name))
+
 
 class SymbolicOps(_Ops):
     """SymPy arithmetic on NumPy object arrays.  Exact by default: float constants are
@@ -68,29 +88,9 @@ class SymbolicOps(_Ops):
             return np.vectorize(function, otypes=[object])(x)
         return function(x)
 
-    def exp(self, x):
-        return self._apply(sympy.exp, x)
-
-    def log(self, x):
-        return self._apply(sympy.log, x)
-
-    def sin(self, x):
-        return self._apply(sympy.sin, x)
-
-    def cos(self, x):
-        return self._apply(sympy.cos, x)
-
-    def sqrt(self, x):
-        return self._apply(sympy.sqrt, x)
-
-    def tanh(self, x):
-        return self._apply(sympy.tanh, x)
-
-    def sinh(self, x):
-        return self._apply(sympy.sinh, x)
-
-    def cosh(self, x):
-        return self._apply(sympy.cosh, x)
+    def _elementwise(self, name: str, x):
+        """sympy.<name> of each entry (exp, log, sin, ...: see ELEMENTWISE)."""
+        return self._apply(getattr(sympy, name), x)
 
     def softmax(self, x):
         """Softmax along the last axis as 1 / sum_j exp(x_j - x_i): SymPy then cancels
@@ -133,29 +133,9 @@ class ArrayOps(_Ops):
     def concat(self, items):
         return self.backend.concat(list(items), 0)
 
-    def exp(self, x):
-        return self.xp.exp(self._array(x))
-
-    def log(self, x):
-        return self.xp.log(self._array(x))
-
-    def sin(self, x):
-        return self.xp.sin(self._array(x))
-
-    def cos(self, x):
-        return self.xp.cos(self._array(x))
-
-    def sqrt(self, x):
-        return self.xp.sqrt(self._array(x))
-
-    def tanh(self, x):
-        return self.xp.tanh(self._array(x))
-
-    def sinh(self, x):
-        return self.xp.sinh(self._array(x))
-
-    def cosh(self, x):
-        return self.xp.cosh(self._array(x))
+    def _elementwise(self, name: str, x):
+        """The backend's <name> (numpy / torch / jax.numpy spell them alike)."""
+        return getattr(self.xp, name)(self._array(x))
 
     def softmax(self, x):
         """Softmax along the last axis (shifted by the maximum for stability)."""
@@ -163,9 +143,9 @@ class ArrayOps(_Ops):
         return e / e.sum(axis=-1, keepdims=True)
 
 
-#: SymPy functions a user expression may use, by the name of the ops method.
-_FUNCTIONS = {sympy.exp: "exp", sympy.log: "log", sympy.sin: "sin", sympy.cos: "cos",
-              sympy.tanh: "tanh", sympy.sinh: "sinh", sympy.cosh: "cosh"}
+#: SymPy functions a user expression may use, by the name of the ops method (sqrt is not
+#: among them: SymPy writes it as a power).
+_FUNCTIONS = {getattr(sympy, name): name for name in ELEMENTWISE if name != "sqrt"}
 
 
 def parse_expression(text: str, names: tuple[str, ...]) -> sympy.Expr:
