@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import sympy
@@ -136,6 +136,30 @@ def _render(items: list[tuple[str, Any]], fmt: str) -> str:
     prefix = "-- " if fmt == "m2" else ""
     text = lambda v: json.dumps(_plain(v)) if isinstance(v, (list, tuple, np.ndarray)) else str(v)
     return "\n".join(f"{prefix}{name} = {text(value)}" for name, value in items)
+
+
+def _named_checks_verdict(checks: dict[str, bool], evidence: dict, summary: str,
+                          counterexample: Callable[[list[str]], dict]) -> Verdict:
+    """Exact checks by name: ``proved`` (``summary``) when all hold, else ``refuted`` at
+    the first that fails; ``counterexample(failed)`` gets the names of all that fail."""
+    failed = [name for name, ok in checks.items() if not ok]
+    if failed:
+        return refuted(method="symbolic", summary=f"fails: {failed[0]}", evidence=evidence,
+                       counterexample=counterexample(failed))
+    return proved(checked=len(checks), evidence=evidence, summary=summary)
+
+
+def _residual_verdict(be, worst: float, tolerance: float, *, checked: int, summary: str,
+                      failure: str, counterexample: dict, evidence: dict | None = None,
+                      holds: bool = True) -> Verdict:
+    """A float64 check: ``consistent`` (``summary``) when the largest relative residual
+    ``worst`` is within ``tolerance`` and the side conditions ``holds``, else ``refuted``
+    (``failure``, ``counterexample``); both carry ``evidence`` and the backend."""
+    if worst > tolerance or not holds:
+        return refuted(method="numeric", backend=be.name, device=be.device, max_residual=worst,
+                       evidence=evidence, summary=failure, counterexample=counterexample)
+    return consistent(checked=checked, max_residual=worst, tolerance=tolerance,
+                      backend=be.name, device=be.device, evidence=evidence, summary=summary)
 
 
 def _parse_amplitudes(text: str, layers: int) -> list[Fraction]:
@@ -872,18 +896,16 @@ class GraphCurvatureClaim(GECClaim):
         if det > 0:
             checks["K(0) >= a_0^2 det L^2"] = bool(K0 >= sympy.Rational(a0) ** 2 * det * L ** 2)
         checks["A_L^2 - a_0^2 L^2 = (sum t)(2 a_0 L + sum t)"] = _depth_bound_identity()
-        failed = [name for name, ok in checks.items() if not ok]
         evidence = {"K(0)": str(K0), "A_L": str(A), "det_D2psi(0)": str(det),
                     "a_0": str(a0), "checks": checks}
-        if failed:
-            return refuted(method="symbolic", summary=f"fails: {failed[0]}", evidence=evidence,
-                           counterexample={"psi": str(psi), "amplitudes": [str(a) for a in amplitudes],
-                                           "K(0)": str(K0), "A_L^2 det": str(expected),
-                                           "failed": failed})
-        return proved(checked=len(checks), evidence=evidence, summary=(
+        return _named_checks_verdict(checks, evidence, summary=(
             f"K = (f_uu f_vv - f_uv^2)/(1 + f_u^2 + f_v^2)^2 for a generic graph, unchanged by "
             f"zero coordinates (Cor 3.14); for psi = {psi}, L = {L}: K(0) = {K0} = A_L^2 det "
-            f"D^2 psi(0) with A_L = {A}, and the bounds of Thm 3.13 hold"))
+            f"D^2 psi(0) with A_L = {A}, and the bounds of Thm 3.13 hold"),
+            counterexample=lambda failed: {"psi": str(psi),
+                                           "amplitudes": [str(a) for a in amplitudes],
+                                           "K(0)": str(K0), "A_L^2 det": str(expected),
+                                           "failed": failed})
 
     def check_numeric(self, params, context):
         be = _backend(context)
@@ -902,18 +924,15 @@ class GraphCurvatureClaim(GECClaim):
         residual = float(np.max(np.abs(K - printed) / scale))
         origin = abs(float(K[0]) - float(expected)) / max(1.0, abs(float(expected)))
         worst = max(residual, origin)
-        tolerance = 1e-10
         evidence = {"K(0)": float(K[0]), "A_L^2 det D^2 psi(0)": str(expected),
                     "max_relative_residual_vs_printed_formula": residual}
-        if worst > tolerance:
-            return refuted(method="numeric", backend=be.name, device=be.device, max_residual=worst,
-                           evidence=evidence, summary="the graph's curvature differs from Lemma 3.12",
-                           counterexample={"K(0)": float(K[0]), "expected": str(expected)})
-        return consistent(checked=count + 1, max_residual=worst, tolerance=tolerance,
-                          backend=be.name, device=be.device, evidence=evidence, summary=(
-                              f"Gauss-equation K of (u, v, A_L psi) matches Lemma 3.12's formula at "
-                              f"{count} points, and K(0) = {_fmt(float(K[0]))} = A_L^2 det D^2 psi(0) "
-                              f"= {expected}"))
+        return _residual_verdict(
+            be, worst, 1e-10, checked=count + 1, evidence=evidence,
+            failure="the graph's curvature differs from Lemma 3.12",
+            counterexample={"K(0)": float(K[0]), "expected": str(expected)}, summary=(
+                f"Gauss-equation K of (u, v, A_L psi) matches Lemma 3.12's formula at "
+                f"{count} points, and K(0) = {_fmt(float(K[0]))} = A_L^2 det D^2 psi(0) "
+                f"= {expected}"))
 
     def show(self, params, fmt="text", limit=None):
         amplitudes, psi, facts, A, expected = self._expected(params)
@@ -1007,17 +1026,14 @@ class DepthAmplificationClaim(GECClaim):
             worst = max(worst, abs(K - expected) / max(1.0, abs(expected)))
             rows.append({"L": L, "K(0)": K, "A_L^2 det": expected, "a_0^2 det L^2": a0 ** 2 * det * L ** 2})
         bound_ok = all(abs(r["K(0)"]) >= abs(r["a_0^2 det L^2"]) * (1 - 1e-12) for r in rows)
-        tolerance = 1e-10
-        if worst > tolerance or not bound_ok:
-            return refuted(method="numeric", backend=be.name, device=be.device, max_residual=worst,
-                           summary="K(0) of the stack differs from A_L^2 det D^2 psi(0) or the bound fails",
-                           counterexample={"rows": rows}, evidence={"rows": rows})
         last = rows[-1]
-        return consistent(checked=len(rows), max_residual=worst, tolerance=tolerance,
-                          backend=be.name, device=be.device, evidence={"rows": rows}, summary=(
-                              f"through the gated residual stack, K(0) = A_L^2 det D^2 psi(0) for "
-                              f"L = 1..{params['layers']} (L = {last['L']}: K(0) = "
-                              f"{_fmt(last['K(0)'])}), and K(0) >= a_0^2 det L^2"))
+        return _residual_verdict(
+            be, worst, 1e-10, holds=bound_ok, checked=len(rows), evidence={"rows": rows},
+            failure="K(0) of the stack differs from A_L^2 det D^2 psi(0) or the bound fails",
+            counterexample={"rows": rows}, summary=(
+                f"through the gated residual stack, K(0) = A_L^2 det D^2 psi(0) for "
+                f"L = 1..{params['layers']} (L = {last['L']}: K(0) = "
+                f"{_fmt(last['K(0)'])}), and K(0) >= a_0^2 det L^2"))
 
     def show(self, params, fmt="text", limit=None):
         amplitudes, psi, facts = _normal_form_inputs(params)
@@ -1114,17 +1130,14 @@ class VectorGraphCurvatureClaim(GECClaim):
         checks["Cor 3.17"] = sympy.expand(aligned - sum(a) ** 2 * sum(ci ** 2 for ci in c)
                                           * (p * r - q ** 2)) == 0
         checks["Cor 3.17 bound: A_L^2 - a_0^2 L^2 = (sum t)(2 a_0 L + sum t)"] = _depth_bound_identity()
-        failed = [name for name, ok in checks.items() if not ok]
         evidence = {"checks": checks, "remark_3_16_witness": {
             "Phi_1": "u^2/2 e_1", "Phi_2": "v^2/2 e_1", "K(Phi_1)": str(parts[0]),
             "K(Phi_2)": str(parts[1]), "K(Phi_1 + Phi_2)": str(together)}}
-        if failed:
-            return refuted(method="symbolic", summary=f"fails: {failed[0]}", evidence=evidence,
-                           counterexample={"failed": failed, "K(0)": str(K)[:2000]})
-        return proved(checked=len(checks), evidence=evidence, summary=(
+        return _named_checks_verdict(checks, evidence, summary=(
             f"generic Phi_1..Phi_{L} in R^{D - 2}: the intrinsic K(0) equals the printed "
             f"sum_alpha det(sum_l D^2 Phi_l^alpha(0)); non-additivity witnessed (K = 0 and 0 for "
-            f"u^2/2 e_1 and v^2/2 e_1, 1 for their sum); Cor 3.17 holds"))
+            f"u^2/2 e_1 and v^2/2 e_1, 1 for their sum); Cor 3.17 holds"),
+            counterexample=lambda failed: {"failed": failed, "K(0)": str(K)[:2000]})
 
     def check_numeric(self, params, context):
         be = _backend(context)
@@ -1146,15 +1159,11 @@ class VectorGraphCurvatureClaim(GECClaim):
             K = float(be.to_numpy(_immersion("F_L", mu).curvature(np.zeros((1, 2)), be).gaussian)[0])
             formula = sum(np.linalg.det(sum(hessians[l][alpha] for l in range(L))) for alpha in range(D - 2))
             worst = max(worst, abs(K - formula) / max(1.0, abs(formula)))
-        tolerance = 1e-10
-        if worst > tolerance:
-            return refuted(method="numeric", backend=be.name, device=be.device, max_residual=worst,
-                           summary="K(F_L(0)) differs from Thm 3.15's formula",
-                           counterexample={"relative_residual": worst})
-        return consistent(checked=count, max_residual=worst, tolerance=tolerance, backend=be.name,
-                          device=be.device, summary=(
-                              f"{count} random polynomial stacks (L={L}, D={D}): K(F_L(0)) = "
-                              f"sum_alpha det(sum_l D^2 Phi_l^alpha(0))"))
+        return _residual_verdict(
+            be, worst, 1e-10, checked=count, failure="K(F_L(0)) differs from Thm 3.15's formula",
+            counterexample={"relative_residual": worst}, summary=(
+                f"{count} random polynomial stacks (L={L}, D={D}): K(F_L(0)) = "
+                f"sum_alpha det(sum_l D^2 Phi_l^alpha(0))"))
 
     def show(self, params, fmt="text", limit=None):
         return _render([("F_L", "(u, v, Phi_1 + ... + Phi_L)"),
@@ -1275,14 +1284,12 @@ class CurvatureRobustnessClaim(GECClaim):
         points = uniform_points(context.sampler, count, *attention.SPHERE_SAMPLING_BOX)
         K = be.to_numpy(_immersion("mu_W*", realization.output).curvature(points, be).gaussian)
         worst = float(np.max(np.abs(K - 1)))
-        if not exact or worst > SPHERE_TOLERANCE:
-            return refuted(method="numeric", backend=be.name, device=be.device, max_residual=worst,
-                           summary="(ii) corrected: mu_{W*} is not the sphere patch",
-                           counterexample={"mu_W* = s~": exact, "max |K - 1|": worst})
-        return consistent(checked=count, max_residual=worst, tolerance=SPHERE_TOLERANCE,
-                          backend=be.name, device=be.device, summary=(
-                              f"(ii) with z = s~ ⊘ Y: mu_{{W*}} = s~ exactly and K = 1 at {count} "
-                              f"points of U (within {SPHERE_TOLERANCE:g})"))
+        return _residual_verdict(
+            be, worst, SPHERE_TOLERANCE, holds=exact, checked=count,
+            failure="(ii) corrected: mu_{W*} is not the sphere patch",
+            counterexample={"mu_W* = s~": exact, "max |K - 1|": worst}, summary=(
+                f"(ii) with z = s~ ⊘ Y: mu_{{W*}} = s~ exactly and K = 1 at {count} "
+                f"points of U (within {SPHERE_TOLERANCE:g})"))
 
     def _neighbourhood(self, realization, be, context) -> Verdict:
         m, D = realization.gate_dim, realization.ambient
