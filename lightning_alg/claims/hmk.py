@@ -260,12 +260,6 @@ class SoftmaxInjectiveClaim(SingleLayerClaim):
     methods = ("numeric",)
     examples = ({"d": [2], "dprime": 2, "t": 2}, {"d": [3], "dprime": 2, "t": 3})
 
-
-    def hypothesis_violation(self, params):
-        if params["t"] < 2:
-            return f"HMK Thm 3.9 needs t >= 2; got t={params['t']}"
-        return None
-
     def check_numeric(self, params, context):
         d, dp, _ = single_layer_dims(params)
         t = params["t"]

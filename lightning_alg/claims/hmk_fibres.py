@@ -142,12 +142,6 @@ class FibreSingleLayerClaim(SingleLayerClaim):
     #: symbolic expansion is refused above this many entries of X
     MAX_SYMBOLIC_INPUT = 12
 
-
-    def hypothesis_violation(self, params):
-        if params["t"] < 2:
-            return f"HMK Thm 3.2 needs t >= 2; got t={params['t']}"
-        return None
-
     def _exact_identities(self, d, dp, t, context) -> list[Verdict]:
         points = context.samples or IDENTITY_POINTS
         failures = {"rescaling": [], "swap": [], "zero": []}

@@ -35,7 +35,9 @@ SINGLE_LAYER_PARAMS = (D, DPRIME, T)
 
 
 class SingleLayerClaim(Claim):
-    """A claim about one lightning layer (A, V) with d, d' and a required t."""
+    """A claim about one lightning layer (A, V) with d, d' and a required t; HMK's
+    single-layer theorems assume t >= 2 (a claim with further hypotheses overrides
+    ``hypothesis_violation``)."""
 
     params = SINGLE_LAYER_PARAMS
 
@@ -43,6 +45,11 @@ class SingleLayerClaim(Claim):
         single_layer_dims(params)
         if params["t"] is None:
             raise BadInput("--t is required")
+
+    def hypothesis_violation(self, params):
+        if params["t"] < 2:
+            return f"{self.source} needs t >= 2; got t={params['t']}"
+        return None
 
 
 # -- helpers ----------------------------------------------------------------------------------
