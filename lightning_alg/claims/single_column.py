@@ -127,8 +127,22 @@ def minor_invariants(lm: LinearMatrix, size: int, coords: CoordinateSystem, limi
     return out
 
 
+class SingleColumnClaim(Claim):
+    """A claim on the single-column slice: every method; parameters validated as for all
+    lightning claims and, for the claims that build M_Lie, its size bounded."""
+
+    methods = ("symbolic", "exact", "numeric")
+    #: validate() refuses d whose M_Lie exceeds MAX_MATRIX_ENTRIES
+    builds_lie_flattening = True
+
+    def validate(self, params):
+        validate_lightning(params)
+        if self.builds_lie_flattening:
+            _check_size(params["d"])
+
+
 # ==========================================================================================
-class LieFlatteningClaim(Claim):
+class LieFlatteningClaim(SingleColumnClaim):
     """ADM Def 15, Lemma 16, Prop 17(2), Example 19: on the single-column slice of the
     attention variety the Lie algebra flattening M_Lie(f_T) (C(d+2,3) x (d^2 - 1), see
     :mod:`lightning_alg.invariants.lie_flattening`) is rank-deficient, so all its maximal
@@ -154,16 +168,11 @@ class LieFlatteningClaim(Claim):
     statement = ("On the single-column slice the Lie algebra flattening M_Lie(f_T) has rank "
                  "< d^2 - 1, so its maximal minors lie in J (d >= 3).")
     params = (D, T, A_RANK, DPRIME, ROW, COL)
-    methods = ("symbolic", "exact", "numeric")
     examples = ({"d": 3},                                    # ADM Example 19
                 {"d": 4},                                    # ADM Example 21's 20 x 15 matrix
                 {"d": 4, "a": 1},
                 {"d": 3, "t": 2, "dprime": 2, "row": 2, "col": 2},
                 {"d": 8, "method": "exact"})                 # issue 3's size target
-
-    def validate(self, params):
-        validate_lightning(params)
-        _check_size(params["d"])
 
     def hypothesis_violation(self, params):
         return lemma16_hypothesis(params, "the Lie flattening (ADM Prop 17(2))")
@@ -367,7 +376,7 @@ def _minor_substitution_cost(params) -> float:
     return comb(d, size) ** 2 * factorial(size) * per_coordinate ** size
 
 
-class SingleColumnRankClaim(Claim):
+class SingleColumnRankClaim(SingleColumnClaim):
     """ADM Prop 17(1), Example 21: rank N(j,j,j) <= 2 rank(A) + 1, from the decomposition
     3 N = diag(v_i) A + diag(v_i) A^T + diag(A) v_i^T of its proof; so when 2a + 1 < d the
     (2a+2)-minors of N lie in J (for d = 4, a = 1 the single one is Example 21's quartic
@@ -389,14 +398,11 @@ class SingleColumnRankClaim(Claim):
     statement = ("rank N(j,j,j) <= 2 rank(A) + 1 (3N = diag(v)A + diag(v)A^T + diag(A) v^T), "
                  "so its (2a+2)-minors lie in J when 2a + 1 < d.")
     params = (D, T, A_RANK, DPRIME, ROW, COL, MATRIX)
-    methods = ("symbolic", "exact", "numeric")
+    builds_lie_flattening = False
     examples = ({"d": 4, "a": 1},                            # ADM Example 21's det N
                 {"d": 3},                                    # 2a + 1 >= d: vacuous bound
                 {"d": 5, "a": 1},
                 {"d": 8, "a": 3, "method": "exact"})
-
-    def validate(self, params):
-        validate_lightning(params)
 
     def hypothesis_violation(self, params):
         if params["d"] < 3:
@@ -554,7 +560,7 @@ def _integer_factorizations(coords, context, points: int = 3, prime: int = DEFAU
     return out
 
 
-class Chow111Claim(Claim):
+class Chow111Claim(SingleColumnClaim):
     """ADM Cor 22, Remark 23, Example 21: the rank-one regime (a = 1, A = k q^T).
 
     * Cor 22: f_T = (v_i . x)(k . x)(q . x), a product of three linear forms; the factors
@@ -576,13 +582,8 @@ class Chow111Claim(Claim):
     statement = ("For rank(A) = 1 the single-column cubic is a product of three linear forms, "
                  "M_Lie(f_T) has rank 6 (d = 3) or 3d - 2 (d >= 4), and det N vanishes (d = 4).")
     params = (D, T, A_ONE, DPRIME, ROW, COL)
-    methods = ("symbolic", "exact", "numeric")
     examples = ({"d": 3}, {"d": 4},                          # Remark 23; ADM Example 21
                 {"d": 5, "method": "exact"}, {"d": 8, "method": "exact"})
-
-    def validate(self, params):
-        validate_lightning(params)
-        _check_size(params["d"])
 
     def hypothesis_violation(self, params):
         found = lemma16_hypothesis(params, "Remark 23's Lie flattening ranks")
