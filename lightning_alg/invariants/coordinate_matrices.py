@@ -32,6 +32,7 @@ import numpy as np
 from kernels.primefield import to_nmod_mat
 from lightning_alg.coordinates import CoordinateSystem
 from lightning_alg.invariant import format_polynomial
+from lightning_alg.invariants.determinantal import m2_matrix
 from lightning_alg.invariants.structured import StructuredFamily, chunk_bounds
 from lightning_alg.labels import Label, multisets
 
@@ -70,6 +71,11 @@ class CoordinateMatrix:
         shape=[B, rows, cols]."""
         return y[:, self.index if backend is None else backend.asarray(self.index, "int64")]
 
+    def evaluate_ring(self, values) -> list[list]:
+        """The matrix with coordinate k replaced by ``values[k]`` (ring elements, numbers),
+        as :meth:`~lightning_alg.invariants.determinantal.LinearMatrix.evaluate_ring`."""
+        return [[values[k] for k in row] for row in self.index]
+
     def labels(self) -> list[list[Label]]:
         return [[self.coords.labels[k] for k in row] for row in self.index]
 
@@ -82,7 +88,7 @@ class CoordinateMatrix:
             return json.dumps({"rows": [str(r) for r in self.row_names],
                                "cols": [str(c) for c in self.col_names], "entries": shown}, indent=1)
         if fmt == "m2":
-            return "matrix{" + ",".join("{" + ",".join(row) + "}" for row in shown) + "}"
+            return m2_matrix(shown)
         if fmt == "latex":
             return ("\\begin{pmatrix}\n" + " \\\\\n".join(" & ".join(row) for row in shown)
                     + "\n\\end{pmatrix}")

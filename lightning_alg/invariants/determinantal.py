@@ -337,6 +337,11 @@ def latex_name(name: str) -> str:
     return re.sub(r"\^(\d+)", r"^{\1}", out)
 
 
+def m2_matrix(cells) -> str:
+    """Rows of entry strings as Macaulay2's ``matrix{{...},...}`` (for ``minors``)."""
+    return "matrix{" + ",".join("{" + ",".join(row) + "}" for row in cells) + "}"
+
+
 def format_matrix(lm: LinearMatrix, names, fmt: str, legend=()) -> str:
     """The matrix with coordinate k written ``names[k]``: an aligned table followed by the
     ``legend`` lines (text), an array (latex), ``matrix{{...}}`` (m2, for ``minors`` in
@@ -344,7 +349,7 @@ def format_matrix(lm: LinearMatrix, names, fmt: str, legend=()) -> str:
     n_rows, n_cols = lm.shape
     cells = [[format_entry(lm, r, c, names, fmt) for c in range(n_cols)] for r in range(n_rows)]
     if fmt == "m2":
-        return "matrix{" + ",".join("{" + ",".join(row) + "}" for row in cells) + "}"
+        return m2_matrix(cells)
     if fmt == "json":
         return json.dumps({"rows": list(lm.rows), "columns": list(lm.columns),
                            "entries": cells}, indent=1)
