@@ -132,12 +132,25 @@ def _ring_name(coords: CoordinateSystem, a: int) -> str:
     return "QQ[Q, K, V]" if uses_query_key(coords.d, a) else "QQ[A, V]"
 
 
+def _flattening(params, coords: CoordinateSystem) -> CoordinateMatrix:
+    """F_{n,j} of the claim's output row, target column j and context column n (ADM Thm 25)."""
+    return cross_column_flattening(coords, params["row"], params["col"], params["context"])
+
+
+def _matrix_identity(what: str, matrix: CoordinateMatrix, values, rhs,
+                     ring_name: str) -> Verdict | None:
+    """:func:`_identity` of a coordinate matrix at mu(W) (``values``) and ``rhs``."""
+    return _identity(what, matrix.evaluate_ring(values), rhs, matrix.row_names,
+                     matrix.col_names, ring_name)
+
+
 class CrossColumnFamilyClaim(FamilyClaim):
     """Shared machinery of the families of minors of ADM §5 and Appendix A.
 
     Subclasses give the generated index list (``index_sets``, ``count``, ``random_index``),
     the family for some index sets (``family``), the matrices ``show --matrix`` prints,
-    the whole-family check (``criterion``) and their count and example checks.
+    the whole-family check (``criterion``; for the rank-bound families ``rank_what``, the
+    matrices at points and ``factorization_proof``) and their count and example checks.
     """
 
     params = LIGHTNING_PARAMS + (MATRIX,)
@@ -172,7 +185,13 @@ class CrossColumnFamilyClaim(FamilyClaim):
         raise NotImplementedError
 
     def criterion(self, method: str, params, coords, context) -> Verdict:
-        raise NotImplementedError
+        """The whole-family check; for the rank-bound families the rank over F_p (exact),
+        the singular values (numeric) or the factorization of the proof (symbolic)."""
+        if method == "exact":
+            return self.rank_exact(params, coords, context, self.rank_what(params))
+        if method == "numeric":
+            return self.rank_numeric(params, coords, context, self.rank_what(params))
+        return self.factorization_proof(params, coords)
 
     def extra_checks(self, method: str, params, coords, context) -> list[Verdict]:
         return []
@@ -228,6 +247,14 @@ class CrossColumnFamilyClaim(FamilyClaim):
 
     # -- the rank checks shared by the rank-bound families ----------------------------------
     def rank_bound(self, params) -> int:
+        raise NotImplementedError
+
+    def rank_what(self, params) -> str:
+        """The matrix whose rank is bounded, as the summaries name it."""
+        raise NotImplementedError
+
+    def factorization_proof(self, params, coords) -> Verdict:
+        """The symbolic whole-family check: the proof's factorization, expanded."""
         raise NotImplementedError
 
     def matrices_mod_p(self, params, coords, y, sampler, prime):
@@ -427,28 +454,21 @@ class CrossCubicClaim(CrossColumnFamilyClaim):
         lam = backend.asarray(sampler.floats((y.shape[0], params["d"])))
         return cross_cubic.pencil_float(stacked.at(y, backend), lam, backend)
 
-    def criterion(self, method, params, coords, context):
-        what = "the pencil M(lambda) = sum_k lambda_k M^(k)"
-        if method == "exact":
-            return self.rank_exact(params, coords, context, what)
-        if method == "numeric":
-            return self.rank_numeric(params, coords, context, what)
-        return self.slice_formula_proof(params, coords)
+    def rank_what(self, params):
+        return "the pencil M(lambda) = sum_k lambda_k M^(k)"
 
-    def slice_formula_proof(self, params, coords) -> Verdict:
+    def factorization_proof(self, params, coords) -> Verdict:
         """M_{n,j}^{(k)}(mu(W)) = 1/2 (v a_k^T + a_k v^T) for every context n and every k."""
         ring, values, A_, V, _, _ = _weights(coords, params["a"])
         v = V[params["row"] - 1]
         contexts = [n for n in range(1, coords.t + 1) if n != params["col"]]
-        names = range(1, coords.d + 1)
         for n in contexts:
             for k in range(1, coords.d + 1):
-                lhs = cross_column_slice(coords, params["row"], params["col"], n, k).index
-                failure = _identity(f"ADM Prop 24: M_{{{n},{params['col']}}}^({k}) = "
-                                    f"1/2 (v a_k^T + a_k v^T)",
-                                    [[values[c] for c in row] for row in lhs],
-                                    cross_cubic.slice_formula(A_, v, k, _half(1, 2)), names, names,
-                                    _ring_name(coords, params["a"]))
+                failure = _matrix_identity(f"ADM Prop 24: M_{{{n},{params['col']}}}^({k}) = "
+                                           f"1/2 (v a_k^T + a_k v^T)",
+                                           cross_column_slice(coords, params["row"], params["col"], n, k),
+                                           values, cross_cubic.slice_formula(A_, v, k, _half(1, 2)),
+                                           _ring_name(coords, params["a"]))
                 if failure:
                     return failure
         return proved(checked=len(contexts) * coords.d, summary=(
@@ -471,9 +491,64 @@ class CrossCubicClaim(CrossColumnFamilyClaim):
         return checks
 
 
-# -- Thm 25 ----------------------------------------------------------------------------------
+# -- Thm 25 and Prop 44: all (r+1)-minors of one coordinate matrix of rank <= r ------------------
 
-class LowRankClaim(CrossColumnFamilyClaim):
+class MatrixMinorsClaim(CrossColumnFamilyClaim):
+    """Shared part of the families of all size x size minors of one coordinate matrix whose
+    rank is at most size - 1 on the variety (Thm 25's F_{n,j}, Prop 44's C_S): the index
+    sets, the member sizes and the rank checks all follow from the matrix and the size.
+
+    Subclasses give ``minors_shape`` (rows, columns, size), ``rank_matrix`` (the
+    :class:`CoordinateMatrix`), its display name ``matrix_name``, ``entry_terms`` (the most
+    terms of one entry in the weights), the family, the count and the factorization.
+    """
+
+    def minors_shape(self, params) -> tuple[int, int, int]:
+        raise NotImplementedError
+
+    def rank_matrix(self, params, coords) -> CoordinateMatrix:
+        raise NotImplementedError
+
+    def matrix_name(self, params) -> str:
+        raise NotImplementedError
+
+    def entry_terms(self, params, coords) -> int:
+        raise NotImplementedError
+
+    def index_sets(self, params):
+        return minor_index_sets(*self.minors_shape(params))
+
+    def random_index(self, params, sampler):
+        rows, cols, size = self.minors_shape(params)
+        return random_subset(sampler, rows, size), random_subset(sampler, cols, size)
+
+    def shown_matrices(self, params, coords):
+        return [(self.matrix_name(params), self.rank_matrix(params, coords))]
+
+    def member_terms(self, params):
+        return factorial(self.minors_shape(params)[2])
+
+    def member_entries(self, params):
+        return self.minors_shape(params)[2] ** 2
+
+    def member_cost(self, params, coords):
+        r = self.minors_shape(params)[2]
+        return factorial(r) * r * self.entry_terms(params, coords) ** r
+
+    def rank_bound(self, params):
+        return self.minors_shape(params)[2] - 1
+
+    def rank_what(self, params):
+        return self.matrix_name(params)
+
+    def matrices_mod_p(self, params, coords, y, sampler, prime):
+        return self.rank_matrix(params, coords).at(y)
+
+    def matrices_float(self, params, coords, y, sampler, backend):
+        return self.rank_matrix(params, coords).at(y, backend)
+
+
+class LowRankClaim(MatrixMinorsClaim):
     """ADM Thm 25: for a < d, rank F_{n,j} <= a on the variety, so its
     C(C(d+1,2), a+1) C(d, a+1) minors of size a+1 lie in J; ADM Example 26's 6 x 3 matrix
     F_{2,1} (d = 3) entry for entry.
@@ -495,61 +570,31 @@ class LowRankClaim(CrossColumnFamilyClaim):
             return f"ADM Thm 25 needs a < d; got a={params['a']}, d={params['d']}"
         return _context_hypothesis(params, "ADM Thm 25")
 
-    def _shape(self, params):
+    def minors_shape(self, params):
         return comb(params["d"] + 1, 2), params["d"], params["a"] + 1
-
-    def index_sets(self, params):
-        return minor_index_sets(*self._shape(params))
 
     def count(self, params):
         return low_rank.thm25_count(params["d"], params["a"])
 
-    def random_index(self, params, sampler):
-        rows, cols, size = self._shape(params)
-        return random_subset(sampler, rows, size), random_subset(sampler, cols, size)
+    def rank_matrix(self, params, coords):
+        return _flattening(params, coords)
 
-    def _flattening(self, params, coords):
-        return cross_column_flattening(coords, params["row"], params["col"], params["context"])
+    def matrix_name(self, params):
+        return f"F_{{{params['context']},{params['col']}}}"
+
+    def entry_terms(self, params, coords):
+        return 2 * params["a"]
 
     def family(self, params, coords, indices):
-        return low_rank.low_rank_family(self._flattening(params, coords), params["row"],
+        return low_rank.low_rank_family(_flattening(params, coords), params["row"],
                                         params["col"], params["context"], indices)
 
-    def shown_matrices(self, params, coords):
-        return [(f"F_{{{params['context']},{params['col']}}}", self._flattening(params, coords))]
-
-    def member_terms(self, params):
-        return factorial(params["a"] + 1)
-
-    def member_entries(self, params):
-        return (params["a"] + 1) ** 2
-
-    def member_cost(self, params, coords):
-        r = params["a"] + 1
-        return factorial(r) * r * (2 * params["a"]) ** r
-
-    def rank_bound(self, params):
-        return params["a"]
-
-    def matrices_mod_p(self, params, coords, y, sampler, prime):
-        return self._flattening(params, coords).at(y)
-
-    def matrices_float(self, params, coords, y, sampler, backend):
-        return self._flattening(params, coords).at(y, backend)
-
-    def criterion(self, method, params, coords, context):
-        what = f"F_{{{params['context']},{params['col']}}}"
-        if method == "exact":
-            return self.rank_exact(params, coords, context, what)
-        if method == "numeric":
-            return self.rank_numeric(params, coords, context, what)
+    def factorization_proof(self, params, coords):
         ring, values, _, V, Q, K = _weights(coords, params["a"])
-        flattening = self._flattening(params, coords)
+        flattening = _flattening(params, coords)
         s, w = low_rank.rank_one_factors(K, Q, V[params["row"] - 1], _half(1, 2))
-        failure = _identity("ADM Thm 25 proof: F(mu(W)) = sum_r s^(r) w^(r)T",
-                            [[values[c] for c in row] for row in flattening.index],
-                            _matmul(s, w, ring.zero), flattening.row_names, flattening.col_names,
-                            "QQ[Q, K, V]")
+        failure = _matrix_identity("ADM Thm 25 proof: F(mu(W)) = sum_r s^(r) w^(r)T",
+                                   flattening, values, _matmul(s, w, ring.zero), "QQ[Q, K, V]")
         return failure or proved(checked=flattening.index.size, summary=(
             f"F(mu(W)) = sum_{{r=1}}^{params['a']} s^(r) w^(r)T holds in QQ[Q, K, V] "
             f"(all {flattening.index.size} entries), so rank F <= a = {params['a']}"),
@@ -566,7 +611,7 @@ class LowRankClaim(CrossColumnFamilyClaim):
 
     def example_26(self, coords) -> Verdict:
         """F_{2,1} (d = 3) against ADM Example 26's printed 6 x 3 matrix, entry for entry."""
-        built = self._flattening(dict(low_rank.EXAMPLE_26_PARAMS, a=1), coords).labels()
+        built = _flattening(dict(low_rank.EXAMPLE_26_PARAMS, a=1), coords).labels()
         printed = low_rank.example_26_labels()
         for r, (built_row, printed_row) in enumerate(zip(built, printed)):
             for c, (ours, theirs) in enumerate(zip(built_row, printed_row)):
@@ -583,7 +628,7 @@ class LowRankClaim(CrossColumnFamilyClaim):
 
 # -- Prop 44 ---------------------------------------------------------------------------------
 
-class CrossRowClaim(CrossColumnFamilyClaim):
+class CrossRowClaim(MatrixMinorsClaim):
     """ADM Prop 44 (Appendix A): C_S(W) = V M_S(A) for S = every coordinate of the target
     column j, so rank C_S <= d and its (d+1)-minors lie in J (there are some once d' >= d+1).
 
@@ -617,56 +662,28 @@ class CrossRowClaim(CrossColumnFamilyClaim):
                     f"d' >= d+1; got d'={dprime}, d={d}")
         return None
 
-    def _shape(self, params):
+    def minors_shape(self, params):
         return params["dprime"], per_coordinate_count(params["d"], params["t"]), params["d"] + 1
-
-    def index_sets(self, params):
-        return minor_index_sets(*self._shape(params))
 
     def count(self, params):
         return cross_row.cross_row_count(params["d"], params["t"], params["dprime"])
 
-    def random_index(self, params, sampler):
-        rows, cols, size = self._shape(params)
-        return random_subset(sampler, rows, size), random_subset(sampler, cols, size)
-
-    def _matrix(self, params, coords):
+    def rank_matrix(self, params, coords):
         return cross_row.cross_row_matrix(coords, params["col"])
 
+    def matrix_name(self, params):
+        return "C_S"
+
+    def entry_terms(self, params, coords):
+        return _entry_terms(coords, self.rank_matrix(params, coords).index, params["a"])
+
     def family(self, params, coords, indices):
-        return cross_row.cross_row_family(self._matrix(params, coords), params["col"], indices)
+        return cross_row.cross_row_family(self.rank_matrix(params, coords), params["col"], indices)
 
-    def shown_matrices(self, params, coords):
-        return [("C_S", self._matrix(params, coords))]
-
-    def member_terms(self, params):
-        return factorial(params["d"] + 1)
-
-    def member_entries(self, params):
-        return (params["d"] + 1) ** 2
-
-    def member_cost(self, params, coords):
-        r = params["d"] + 1
-        return factorial(r) * r * _entry_terms(coords, self._matrix(params, coords).index,
-                                               params["a"]) ** r
-
-    def rank_bound(self, params):
-        return params["d"]
-
-    def matrices_mod_p(self, params, coords, y, sampler, prime):
-        return self._matrix(params, coords).at(y)
-
-    def matrices_float(self, params, coords, y, sampler, backend):
-        return self._matrix(params, coords).at(y, backend)
-
-    def criterion(self, method, params, coords, context):
-        if method == "exact":
-            return self.rank_exact(params, coords, context, "C_S")
-        if method == "numeric":
-            return self.rank_numeric(params, coords, context, "C_S")
+    def factorization_proof(self, params, coords):
         ring, values, _, V, _, _ = _weights(coords, params["a"])
-        matrix = self._matrix(params, coords)
-        lhs = [[values[c] for c in row] for row in matrix.index]
+        matrix = self.rank_matrix(params, coords)
+        lhs = matrix.evaluate_ring(values)
         M = cross_row.value_coefficients(lhs[0], V[0])
         failure = _identity("ADM Prop 44: C_S(W) = V M_S(A)", lhs, _matmul(V, M, ring.zero),
                             matrix.row_names, matrix.col_names, _ring_name(coords, params["a"]))
@@ -737,18 +754,15 @@ class SyzygyClaim(CrossColumnFamilyClaim):
     def random_index(self, params, sampler):
         return int(sampler.integers((), 0, self.count(params) - 1))
 
-    def _flattening(self, params, coords):
-        return cross_column_flattening(coords, params["row"], params["col"], params["context"])
-
     def family(self, params, coords, indices):
         relations = syzygy_basis(params["d"])[1]
         indices = list(indices)
-        return syzygy.syzygy_family(self._flattening(params, coords), params["row"], params["col"],
+        return syzygy.syzygy_family(_flattening(params, coords), params["row"], params["col"],
                                     params["context"],
                                     [syzygy.integer_relation(relations[i]) for i in indices], indices)
 
     def shown_matrices(self, params, coords):
-        return [(f"F_{{{params['context']},{params['col']}}}", self._flattening(params, coords))]
+        return [(f"F_{{{params['context']},{params['col']}}}", _flattening(params, coords))]
 
     def member_terms(self, params):
         return 2 * factorial(params["d"])
@@ -776,12 +790,10 @@ class SyzygyClaim(CrossColumnFamilyClaim):
                 f"E c = 0 over Q for all {len(relations)} kernel relations"),
                 evidence={"relations": len(relations)})
         ring, values, A_, V, _, _ = _weights(coords, params["a"])
-        flattening = self._flattening(params, coords)
+        flattening = _flattening(params, coords)
         phi = syzygy.phi_matrix(V[params["row"] - 1], ring.zero, _half)
-        failure = _identity("ADM Thm 27 proof: F(mu(W)) = Phi(v) A",
-                            [[values[c] for c in row] for row in flattening.index],
-                            _matmul(phi, A_, ring.zero), flattening.row_names,
-                            flattening.col_names, "QQ[A, V]")
+        failure = _matrix_identity("ADM Thm 27 proof: F(mu(W)) = Phi(v) A", flattening, values,
+                                   _matmul(phi, A_, ring.zero), "QQ[A, V]")
         return failure or proved(checked=len(relations), summary=(
             f"F(mu(W)) = Phi(v) A in QQ[A, V] and E c = 0 over Q for all {len(relations)} "
             f"relations, so each sum_R c_R det F_R(mu(W)) = det A sum_R c_R det Phi_R(v) = 0"),
@@ -878,7 +890,7 @@ class FlatteningEntriesClaim(Claim):
 
     def _entries(self, params, coords, values, A_, v, scalar, zero):
         """[(row name, l, mu value, printed value, value with omega = 2, Phi(v) A value)]."""
-        flattening = cross_column_flattening(coords, params["row"], params["col"], params["context"])
+        flattening = _flattening(params, coords)
         phi_a = _matmul(syzygy.phi_matrix(v, zero, scalar), A_, zero)
         out = []
         for r, (k1, k2) in enumerate(multisets(coords.d, 2)):
