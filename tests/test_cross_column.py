@@ -488,8 +488,8 @@ def test_family_evaluation_matches_expansion():
     family = SYZYGY.family(SYZYGY.resolve({"d": 3, "t": 2}), coords, range(10))
     rng = np.random.default_rng(1)
     y = rng.integers(0, P, size=(1, len(coords)))
-    from lightning_alg.invariants.structured import ModPArithmetic, Point
-    point = Point(np.concatenate([y, np.zeros((1, 1), dtype=np.int64)], axis=1))
+    from lightning_alg.invariants.structured import ModPArithmetic, Point, padded
+    point = Point(padded(y))
     values = next(family.chunks(point, ModPArithmetic(P)))[1][0]
     from kernels.polyeval import compile_polynomials
     compiled = compile_polynomials(family.expand(coords), coords.symbol_index)

@@ -242,7 +242,7 @@ def test_structured_evaluation_equals_expanded_polynomials(claim, params):
     polys = family.expand(coords)
     y = Sampler(4).prime_field((3, len(coords)), P)
     expected = compile_polynomials(polys, coords.symbol_index).evaluate_mod_p(y, P)
-    point = structured.Point(np.concatenate([y, np.zeros((3, 1), dtype=np.int64)], axis=1))
+    point = structured.Point(structured.padded(y))
     got = np.concatenate([v for _, v in family.chunks(point, structured.ModPArithmetic(P))], 1)
     assert np.array_equal(got, expected) and all(p != 0 for p in polys)
 

@@ -50,7 +50,8 @@ from lightning_alg.invariants.coordinate_matrices import (
     nonsingular_submatrix_mod_p, random_subset, sampled_indices, take)
 from lightning_alg.invariants.determinantal import (
     RANK_TOLERANCE, rank_bound_exact, ranks_mod_p, singular_value_ratios)
-from lightning_alg.invariants.structured import check_nontrivial, check_vanishing
+from lightning_alg.invariants.structured import (
+    ModPArithmetic, Point, check_nontrivial, check_vanishing, padded)
 from lightning_alg.labels import multisets
 from lightning_alg.parametrization import (
     Parametrization, sample_weights_float, sample_weights_mod_p, symbolic_weights,
@@ -371,9 +372,8 @@ def distinct_members(family, coords: CoordinateSystem, context, prime: int = DEF
     """How many members differ (up to sign) at DISTINCT_POINTS random points of F_p^N:
     a lower bound on the distinct polynomials, equal to it unless two different members
     agree at every point (probability <= deg/p per point)."""
-    from lightning_alg.invariants.structured import ModPArithmetic, Point
     y = context.sampler.spawn(_DISTINCT_STREAM).prime_field((DISTINCT_POINTS, len(coords)), prime)
-    point = Point(np.concatenate([y, np.zeros((DISTINCT_POINTS, 1), dtype=np.int64)], axis=1))
+    point = Point(padded(y))
     values = np.concatenate([v for _, v in family.chunks(point, ModPArithmetic(prime))], axis=1).T
     canonical = {tuple(min(tuple(row), tuple((prime - row) % prime))) for row in values}
     return len(canonical)

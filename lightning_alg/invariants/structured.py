@@ -233,10 +233,10 @@ class Point:
         return (self.y.value if isinstance(self.y, FloatValue) else self.y).shape[0]
 
 
-def _pad_objects(values) -> np.ndarray:
-    out = np.zeros((values.shape[0], values.shape[1] + 1), dtype=object)
-    out[:, :-1] = values
-    return out
+def padded(y: np.ndarray) -> np.ndarray:
+    """Coordinates y (shape=[B, N], NumPy) with the zero column N appended, in y's dtype:
+    the ``y`` of a :class:`Point` (index N is the padding of matrices and unused terms)."""
+    return np.concatenate([y, np.zeros((y.shape[0], 1), dtype=y.dtype)], axis=1)
 
 
 def symbolic_point(coords: CoordinateSystem, a: int) -> Point:
@@ -244,7 +244,7 @@ def symbolic_point(coords: CoordinateSystem, a: int) -> Point:
     _, y = Parametrization(coords).symbolic(a)
     _, A, V = symbolic_weights(coords.d, coords.dprime, a)
     row = lambda nested: np.array([[x for line in nested for x in line]], dtype=object)
-    return Point(_pad_objects(np.array([y], dtype=object)), row(A), row(V))
+    return Point(padded(np.array([y], dtype=object)), row(A), row(V))
 
 
 def generic_point(coords: CoordinateSystem, indices) -> tuple[Any, Point]:
@@ -260,10 +260,8 @@ def generic_point(coords: CoordinateSystem, indices) -> tuple[Any, Point]:
 
 def modular_point(coords: CoordinateSystem, weights: WeightBatch) -> Point:
     y = Parametrization(coords).evaluate_mod_p(weights)
-    pad = np.zeros((y.shape[0], 1), dtype=np.int64)
     batch = weights.A.shape[0]
-    return Point(np.concatenate([y, pad], axis=1), weights.A.reshape(batch, -1),
-                 weights.V.reshape(batch, -1))
+    return Point(padded(y), weights.A.reshape(batch, -1), weights.V.reshape(batch, -1))
 
 
 def rational_point(coords: CoordinateSystem, weights: WeightBatch, a: int) -> Point:
@@ -274,7 +272,7 @@ def rational_point(coords: CoordinateSystem, weights: WeightBatch, a: int) -> Po
     flat = [int(x) for x in flat + weights.V[0].ravel().tolist()]
     values = np.array([[Fraction(str(c(*flat))) for c in y]], dtype=object)
     as_objects = lambda arr: np.asarray(arr[0], dtype=np.int64).ravel().astype(object)[None, :]
-    return Point(_pad_objects(values), as_objects(weights.A), as_objects(weights.V))
+    return Point(padded(values), as_objects(weights.A), as_objects(weights.V))
 
 
 def float_point(coords: CoordinateSystem, weights: WeightBatch, backend: Backend) -> Point:
@@ -473,8 +471,8 @@ def _float_control(family, coords, backend, context, points: int) -> float:
     their kernels."""
     arith = FloatArithmetic(backend)
     y = context.sampler.spawn(13).floats((points, len(coords)))
-    padded = np.concatenate([y, np.zeros((points, 1))], axis=1)
-    point = Point(FloatValue(backend.asarray(padded), backend.asarray(np.abs(padded))))
+    y = padded(y)
+    point = Point(FloatValue(backend.asarray(y), backend.asarray(np.abs(y))))
     smallest = np.inf
     for _, values in family.chunks(point, arith):
         relative = arith.relative(values)
@@ -493,7 +491,7 @@ def check_nontrivial(family: StructuredFamily, coords: CoordinateSystem, context
     """
     arith = ModPArithmetic(prime)
     y = context.sampler.spawn(17).prime_field((NONTRIVIAL_POINTS, len(coords)), prime)
-    point = Point(np.concatenate([y, np.zeros((NONTRIVIAL_POINTS, 1), dtype=np.int64)], axis=1))
+    point = Point(padded(y))
     for offset, values in family.chunks(point, arith):
         dead = np.nonzero(~arith.nonzero(values).any(axis=0))[0]
         if dead.size:
