@@ -88,6 +88,17 @@ class Backend:
                 array.block_until_ready()
 
     @property
+    def memory_bytes(self) -> int | None:
+        """Total memory of the CUDA device (bytes); None on the cpu, where the limits of
+        the calling module apply."""
+        if self.device != "cuda":
+            return None
+        if self.name == "torch":
+            return int(self.module.cuda.get_device_properties(self._device_handle).total_memory)
+        stats = self._device_handle.memory_stats() or {}
+        return int(stats.get("bytes_limit", 0)) or None
+
+    @property
     def label(self) -> str:
         return f"{self.name}-{self.device}"
 

@@ -9,7 +9,8 @@ Two routes to the Jacobian, one interface (:func:`jacobian_mod_p`, :func:`jacobi
   :func:`kernels.primefield.matmul_mod_p`) for polynomial maps, and in float64 NumPy for
   maps built from ``@ + - * /``, ``exp``, ``max`` and ``sum`` (softmax attention).
 * **Automatic differentiation of the backend** for ``--backend torch`` / ``jax`` on cpu
-  or cuda: ``jacfwd`` of the map, ``vmap`` over the inputs (through
+  or cuda: forward mode (``jvp``), ``vmap`` over a chunk of parameter directions and over
+  the inputs, chunk after chunk so that memory stays bounded (through
   :attr:`kernels.backend.Backend.library`; nothing here imports torch or jax).
 
 The map is written for *one* input X (a d x t matrix), exactly as in
@@ -36,8 +37,14 @@ from kernels.backend import Backend, get_backend
 from kernels.errors import BadInput
 from kernels.primefield import PrimeField, rank_mod_p
 
-#: Refuse Jacobians with more entries than this (BadInput, exit 2).
+#: Refuse Jacobians with more entries than this (BadInput, exit 2) on the cpu.
 MAX_ENTRIES = 60_000_000
+#: On a CUDA device the Jacobian may take up to 1 / DEVICE_SHARE of the device's memory (the
+#: SVD of :func:`numerical_rank` needs room for a copy and its workspace beside it).
+DEVICE_SHARE = 4
+#: Autodiff: one chunk of directions may hold DEVICE_CHUNK_SHARE^-1 of the device memory in
+#: its output; intermediates of the map take a small multiple of that.
+DEVICE_CHUNK_SHARE = 32
 
 
 # -- arithmetic of the dual numbers -----------------------------------------------------
@@ -241,10 +248,18 @@ Func = Callable[[list, object, Backend], object]
 CHUNK_ENTRIES = 20_000_000
 
 
-def _check_size(rows: int, n_params: int) -> None:
-    if rows * n_params > MAX_ENTRIES:
+def max_entries(backend: Backend | None = None) -> int:
+    """The largest Jacobian (entries) accepted on ``backend``: MAX_ENTRIES on the cpu, a
+    share of the device memory (float64) on CUDA."""
+    memory = backend.memory_bytes if backend is not None else None
+    return MAX_ENTRIES if not memory else max(MAX_ENTRIES, memory // (8 * DEVICE_SHARE))
+
+
+def _check_size(rows: int, n_params: int, backend: Backend | None = None) -> None:
+    limit = max_entries(backend)
+    if rows * n_params > limit:
         raise BadInput(f"the Jacobian would have about {rows:,} x {n_params:,} entries (limit "
-                       f"{MAX_ENTRIES:,}); choose smaller dimensions or fewer --samples")
+                       f"{limit:,}); choose smaller dimensions or fewer --samples")
 
 
 def parameter_duals(weights: Sequence[np.ndarray], field, directions: range | None = None
@@ -306,8 +321,11 @@ def jacobian_float(func: Func, weights: Sequence[np.ndarray], inputs: np.ndarray
                    backend: Backend | None = None) -> np.ndarray:
     """The float64 Jacobian of W -> (func(W, X_1), ..., func(W, X_N)), as a NumPy array.
 
-    numpy: forward-mode dual numbers.  torch / jax: ``jacfwd`` of the map with ``vmap``
-    over the inputs, on the backend's device.  Layout as in :func:`jacobian_mod_p`.
+    numpy: forward-mode dual numbers.  torch / jax: ``jvp`` of the map along a chunk of
+    parameter directions at a time (``vmap`` over the chunk and over the inputs), on the
+    backend's device; a chunk's output holds at most CHUNK_ENTRIES entries on the cpu and
+    1 / DEVICE_CHUNK_SHARE of the device memory on CUDA.  Layout as in
+    :func:`jacobian_mod_p`.
     """
     backend = backend or get_backend("numpy")
     weights = [np.asarray(w, dtype=np.float64) for w in weights]
@@ -315,7 +333,8 @@ def jacobian_float(func: Func, weights: Sequence[np.ndarray], inputs: np.ndarray
     if backend.name == "numpy":
         return _dual_jacobian(func, weights, inputs, FloatField, DUAL_BACKEND)
     # rows estimated from the input size (outputs have d_l x t entries per sample)
-    _check_size(inputs.size, sum(w.size for w in weights))
+    n_params = sum(w.size for w in weights)
+    _check_size(inputs.size, n_params, backend)
     shapes = [w.shape for w in weights]
     sizes = [w.size for w in weights]
     flat = backend.asarray(np.concatenate([w.ravel() for w in weights]))
@@ -334,9 +353,21 @@ def jacobian_float(func: Func, weights: Sequence[np.ndarray], inputs: np.ndarray
         blocks = unflatten(vector)
         return transforms.vmap(lambda x: func(blocks, x, backend))(X)
 
-    jac = transforms.jacfwd(outputs)(flat)
-    backend.synchronize()
-    return backend.to_numpy(jac).reshape(-1, flat.shape[0])
+    def directional(direction):
+        return transforms.jvp(outputs, (flat,), (direction,))[1]
+
+    memory = backend.memory_bytes
+    budget = CHUNK_ENTRIES if not memory else max(CHUNK_ENTRIES, memory // (8 * DEVICE_CHUNK_SHARE))
+    per_direction = max(int(np.prod(inputs.shape[1:])), inputs.shape[-1] ** 2) * inputs.shape[0]
+    chunk = max(1, budget // per_direction)
+    columns = []
+    for start in range(0, n_params, chunk):
+        basis = np.zeros((min(chunk, n_params - start), n_params))
+        basis[np.arange(basis.shape[0]), start + np.arange(basis.shape[0])] = 1.0
+        block = transforms.vmap(directional)(backend.asarray(basis))
+        backend.synchronize(block)
+        columns.append(backend.to_numpy(block).reshape(basis.shape[0], -1).T)
+    return np.ascontiguousarray(np.concatenate(columns, axis=1))
 
 
 def exact_rank(jacobian: np.ndarray, prime: int) -> int:
@@ -405,11 +436,20 @@ class NumericalRank:
 
 
 def singular_values(matrix, backend: Backend | None = None) -> np.ndarray:
-    """Singular values, descending, computed on ``backend`` (its device) in float64."""
+    """Singular values, descending, computed on ``backend`` (its device) in float64.
+
+    On torch / jax a matrix with more than twice as many rows as columns is first reduced to
+    the triangular factor R of its QR decomposition (same singular values; Householder QR
+    is backward stable), as LAPACK's driver does on the cpu: the SVD then works on a
+    P x P matrix instead of N d t x P.
+    """
     backend = backend or get_backend("numpy")
     if backend.name == "numpy":
         return np.linalg.svd(np.asarray(matrix, dtype=np.float64), compute_uv=False)
     array = backend.asarray(matrix)
+    if array.shape[0] > 2 * array.shape[1]:
+        array = backend.module.linalg.qr(array, mode="r")
+        array = array.R if backend.name == "torch" else array
     if backend.name == "torch":
         values = backend.module.linalg.svdvals(array)
     else:

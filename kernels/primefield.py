@@ -18,6 +18,7 @@ import numpy as np
 from flint import fmpz_mat, nmod_mat
 
 from kernels.errors import BadInput
+from kernels.sampling import Sampler
 
 
 def residue(value, prime: int) -> int:
@@ -171,3 +172,44 @@ class PrimeField:
     def det(self, matrices):
         return det_mod_p(matrices, self.prime)
 
+#: Entries of the sketching matrices of :func:`rank_reaches_mod_p` lie in [0, 2^SKETCH_BITS).
+SKETCH_BITS = 8
+#: float64 sums of products < 2^31 * 2^SKETCH_BITS stay exact for this many terms (2^53 / 2^39).
+_EXACT_TERMS = 1 << (53 - 31 - SKETCH_BITS)
+
+
+def _small_matmul_mod_p(left: np.ndarray, right: np.ndarray, prime: int) -> np.ndarray:
+    """``left @ right mod p`` where one factor has entries < 2^SKETCH_BITS and the other < p
+    < 2^31: float64 BLAS in chunks of the inner dimension short enough to stay exact."""
+    inner = left.shape[1]
+    total = np.zeros((left.shape[0], right.shape[1]), dtype=np.int64)
+    for start in range(0, inner, _EXACT_TERMS):
+        part = left[:, start:start + _EXACT_TERMS].astype(np.float64) \
+            @ right[start:start + _EXACT_TERMS].astype(np.float64)
+        total = (total + np.fmod(part, prime).astype(np.int64)) % prime
+    return total
+
+
+def rank_reaches_mod_p(matrix: np.ndarray, target: int, prime: int, sampler: Sampler) -> bool:
+    """Whether rank over F_p of ``matrix`` is at least ``target``, decided on a sketch.
+
+    rank(S M T) <= rank(M) for any S (target x rows) and T (cols x target), so a nonsingular
+    target x target sketch proves rank(M) >= target whatever S and T are: a True answer is
+    exact, not probabilistic.  S and T have random entries in [0, 2^SKETCH_BITS), so the
+    products are exact float64 matrix products (BLAS) and the rank is taken of a
+    target x target matrix instead of rows x cols.  False means only that this sketch lost
+    rank (or the rank is below target): callers then compute the rank of the matrix itself.
+    """
+    rows, cols = matrix.shape
+    if target <= 0:
+        return True
+    if target > min(rows, cols):
+        return False
+    residues = np.remainder(np.asarray(matrix, dtype=np.int64), prime)
+    if rows > target:
+        left = sampler.integers((target, rows), 0, (1 << SKETCH_BITS) - 1)
+        residues = _small_matmul_mod_p(left, residues, prime)
+    if cols > target:
+        right = sampler.integers((cols, target), 0, (1 << SKETCH_BITS) - 1)
+        residues = _small_matmul_mod_p(residues, right, prime)
+    return rank_mod_p(residues, prime) == target

@@ -41,7 +41,7 @@ import numpy as np
 from kernels.backend import get_backend
 from kernels.errors import BadInput
 from kernels.jacobian import NumericalRank, jacobian_float, jacobian_mod_p, numerical_rank
-from kernels.primefield import matmul_mod_p, rank_mod_p
+from kernels.primefield import matmul_mod_p, rank_mod_p, rank_reaches_mod_p
 from kernels.sampling import DEFAULT_PRIME, Sampler
 from lightning_alg.fibres import symmetry_tangents
 from lightning_alg.model import (Layer, attention_matrix, deep_lightning_attention,
@@ -301,7 +301,11 @@ def measure_exact(arch: Architecture, sampler: Sampler, samples: int | None = No
     """Rank over F_p of the Jacobian at random weights and inputs.
 
     Without ``samples`` the number of inputs starts at ceil((P + 8) / (d_l t)) and doubles
-    (at most DOUBLINGS times) while the rank stays below the symmetry bound P - s and grows.
+    (at most DOUBLINGS times) while the rank stays below the symmetry bound P - s and grows;
+    each doubling adds fresh inputs to those already taken, so only the new Jacobian rows are
+    computed.  Whether the rank meets the bound is first decided on a (P - s) x (P - s)
+    sketch (:func:`kernels.primefield.rank_reaches_mod_p`, exact when it says yes); the
+    Jacobian itself is ranked only when the sketch does not reach the bound.
     """
     if arch.softmax:
         raise BadInput("softmax attention is not polynomial: no exact Jacobian over F_p; "
@@ -312,11 +316,16 @@ def measure_exact(arch: Architecture, sampler: Sampler, samples: int | None = No
     bound = None if sym_rank is None else arch.parameters - sym_rank
     func = network_function(arch)
     count = samples or math.ceil((arch.parameters + EXTRA_ROWS) / (arch.d[-1] * arch.t))
-    attempts = []
+    attempts, blocks, taken = [], [], 0
     for attempt in range(DOUBLINGS + 1):
-        X = _inputs(arch, sampler.spawn(2 + attempt), count, prime)
-        J = jacobian_mod_p(func, weights, X, prime)
-        rank = rank_mod_p(J, prime)
+        X = _inputs(arch, sampler.spawn(2 + attempt), count - taken, prime)
+        blocks.append(jacobian_mod_p(func, weights, X, prime))
+        taken = count
+        J = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+        if bound is not None and rank_reaches_mod_p(J, bound, prime, sampler.spawn(0).spawn(attempt)):
+            rank = bound
+        else:
+            rank = rank_mod_p(J, prime)
         attempts.append([count, rank])
         if samples or rank == bound or (attempt and rank == attempts[-2][1]):
             break

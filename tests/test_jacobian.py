@@ -71,6 +71,30 @@ def test_autodiff_backends_agree_with_dual_numbers(backend, func):
     assert np.abs(J - other).max() <= 1e-12 * np.abs(J).max()
 
 
+@pytest.mark.parametrize("backend", ["torch", "jax"])
+def test_autodiff_in_small_chunks_of_directions_is_the_same_jacobian(backend, monkeypatch):
+    """Forcing one parameter direction per chunk (as a huge map on a small device would)
+    gives the Jacobian of the one-chunk computation."""
+    rng = np.random.default_rng(11)
+    ws, X = weights(rng, scale=0.5), rng.standard_normal((4, 3, 3))
+    whole = jacobian_float(softmax_network, ws, X, get_backend(backend))
+    monkeypatch.setattr(jac, "CHUNK_ENTRIES", 1)
+    chunked = jacobian_float(softmax_network, ws, X, get_backend(backend))
+    assert chunked.shape == whole.shape
+    assert np.abs(chunked - whole).max() <= 1e-14 * np.abs(whole).max()
+
+
+def test_size_limit_grows_with_the_device_memory():
+    class FakeDevice:
+        memory_bytes = 80 * 2**30
+
+    class Cpu:
+        memory_bytes = None
+
+    assert jac.max_entries(Cpu()) == jac.max_entries() == jac.MAX_ENTRIES
+    assert jac.max_entries(FakeDevice()) == 80 * 2**30 // (8 * jac.DEVICE_SHARE)
+
+
 def test_exact_jacobian_is_the_integer_jacobian_mod_p():
     rng = np.random.default_rng(2)
     ws = [rng.integers(-2, 3, s) for s in [(2, 3), (2, 3), (3, 3)] * 2]

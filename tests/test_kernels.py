@@ -12,6 +12,7 @@ from kernels.claim import Claim, ClaimRegistry, Param
 from kernels.errors import BackendUnavailable, BadInput
 from kernels.polyeval import compile_polynomials
 from kernels.primefield import (PrimeField, det_mod_p, matmul_mod_p, nullspace_mod_p,
+                                rank_reaches_mod_p,
                                 rank_mod_p, residue)
 from kernels.sampling import DEFAULT_PRIME, Sampler
 
@@ -50,6 +51,25 @@ def test_matmul_mod_p_has_no_overflow():
     exact = np.array([[sum(int(left[i, k]) * int(right[k, j]) for k in range(300)) % DEFAULT_PRIME
                        for j in range(5)] for i in range(4)], dtype=np.int64)
     assert np.array_equal(matmul_mod_p(left, right, DEFAULT_PRIME), exact)
+
+
+def test_rank_sketch_decides_like_the_full_rank():
+    """rank_reaches_mod_p says yes exactly when the rank is at least the target, on matrices
+    of known rank r (products of random R x r and r x P factors), in every shape."""
+    p, sampler = DEFAULT_PRIME, Sampler(5)
+    for rows, cols, r in [(40, 30, 12), (30, 40, 30), (25, 25, 25), (60, 20, 19)]:
+        left = sampler.spawn(rows).prime_field((rows, r), p)
+        right = sampler.spawn(cols).prime_field((r, cols), p)
+        matrix = matmul_mod_p(left, right, p)
+        assert rank_mod_p(matrix, p) == r
+        assert rank_reaches_mod_p(matrix, r, p, sampler.spawn(1))
+        assert rank_reaches_mod_p(matrix, r - 1, p, sampler.spawn(2))
+        # mutation: one more than the rank can never be certified
+        assert not rank_reaches_mod_p(matrix, r + 1, p, sampler.spawn(3))
+    # entries near p and inner dimensions longer than one exact float64 chunk
+    wide = sampler.spawn(7).prime_field((3, 20000), p)
+    assert rank_reaches_mod_p(wide, 3, p, sampler.spawn(8))
+    assert not rank_reaches_mod_p(np.vstack([wide, wide[:1]]), 4, p, sampler.spawn(9))
 
 
 def test_det_mod_p_matches_flint_including_singular_matrices():
