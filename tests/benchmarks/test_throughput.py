@@ -105,26 +105,48 @@ def test_throughput_table():
     (OUT_DIR / f"throughput-{platform.node()}.json").write_text(json.dumps(rows, indent=1))
 
 
+def copy_bandwidth(backend, entries: int = 1 << 28, repeats: int = 5) -> float:
+    """Bytes per second (read + written) of a device-to-device copy of 2 GiB of float64 on
+    ``backend``: the practical ceiling the evaluation kernel is compared with."""
+    x = backend.asarray(np.ones(entries))
+    best = float("inf")
+    for _ in range(repeats):
+        backend.synchronize(x)
+        start = time.perf_counter()
+        y = x.clone() if backend.name == "torch" else x.copy()
+        backend.synchronize(y)
+        best = min(best, time.perf_counter() - start)
+    return 2 * 8 * entries / best
+
+
 @pytest.mark.gpu
-def test_gpu_quartics_d8_at_a_million_points():
+@pytest.mark.parametrize("name", ["torch", "jax"])
+def test_gpu_quartics_d8_at_a_million_points(name):
     """Issue 7's GPU target: all Veronese (r = 2) and resultant quartics for d = 8, t = 2,
-    a = 8 at B = 10^6 points, >= 50x the numpy-cpu rate, with the memory bandwidth reached."""
-    backend = next(b for b in _available() if b.device == "cuda")
+    a = 8 at B = 10^6 points, >= 50x the numpy-cpu rate measured in the same process, and the
+    fraction of the device's copy bandwidth the evaluation reaches (bytes it must move per
+    point: inputs, monomial values written and read twice, values and scales)."""
+    try:
+        backend = get_backend(name, "cuda")
+    except BackendUnavailable as missing:
+        pytest.skip(str(missing))
     params = {"d": 8, "t": 2, "a": 8}
+    ceiling = copy_bandwidth(backend)
     report = []
     for claim_id in ("veronese", "resultant"):
         compiled, coords, a = _family(claim_id, dict(params, **({"r": 2} if claim_id == "veronese" else {})))
-        cpu_rate, _ = measure(compiled, coords, a, get_backend("numpy"), 5_000, repeats=1)
+        cpu_rate, cpu_values = measure(compiled, coords, a, get_backend("numpy"), 5_000, repeats=1)
         gpu_rate, _ = measure(compiled, coords, a, backend, 1_000_000)
-        # bytes touched per point: N inputs, M monomial values (written and read twice), P outputs
         bytes_per_point = 8 * (len(coords) + 3 * compiled.n_monomials + 2 * compiled.n_polynomials)
         bandwidth = gpu_rate / compiled.n_polynomials * bytes_per_point
-        report.append({"family": claim_id, "cpu_rate": cpu_rate, "gpu_rate": gpu_rate,
-                       "ratio": gpu_rate / cpu_rate, "bytes_per_s": bandwidth})
-        assert gpu_rate >= 50 * cpu_rate, report
+        report.append({"family": claim_id, "backend": backend.label, "members": compiled.n_polynomials,
+                       "B": 1_000_000, "cpu_rate": cpu_rate, "gpu_rate": gpu_rate,
+                       "ratio": gpu_rate / cpu_rate, "bytes_per_s": bandwidth,
+                       "copy_bytes_per_s": ceiling, "bandwidth_fraction": bandwidth / ceiling})
     OUT_DIR.mkdir(parents=True, exist_ok=True)
-    (OUT_DIR / f"gpu-quartics-{platform.node()}.json").write_text(json.dumps(report, indent=1))
+    (OUT_DIR / f"gpu-quartics-{backend.label}-{platform.node()}.json").write_text(json.dumps(report, indent=1))
     print(json.dumps(report, indent=1))
+    assert all(r["ratio"] >= 50 for r in report), report
 
 
 def test_exact_backends_agree():

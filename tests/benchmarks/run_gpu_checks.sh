@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Every check of issues 6, 7 and 8 that needs CUDA, for a session that has the GPU machine.
+# Run from the repository root on that machine, one part per call (each stays under the
+# device tool's 10-minute limit):
+#
+#   bash tests/benchmarks/run_gpu_checks.sh tests        # all -m gpu tests: K = 1 on CUDA
+#                                                        # (issue 8), CUDA Jacobians, the
+#                                                        # d = 8 quartics at B = 10^6 (issue 7)
+#   bash tests/benchmarks/run_gpu_checks.sh reach-torch  # how far delta, l go in a minute
+#   bash tests/benchmarks/run_gpu_checks.sh reach-jax    #   (issue 6)
+#   bash tests/benchmarks/run_gpu_checks.sh throughput   # the backend table incl. *-cuda
+#
+# The machine has torch, jax, sympy, numpy, networkx, click, matplotlib and pytest, but not
+# python-flint or galgebra: carry them as wheels in .whl (see docs/kernels.md, "GPU runs").
+# Results (JSON and logs) go to $OUT when set (the device tool's output folder), else to
+# tests/benchmarks/results/gpu.
+set -o pipefail
+part=${1:?usage: run_gpu_checks.sh tests|reach-torch|reach-jax|throughput}
+out=${OUT:-tests/benchmarks/results/gpu}
+mkdir -p "$out"
+if compgen -G ".whl/*.whl" > /dev/null; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target /tmp/site .whl/*.whl || exit 1
+    export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+fi
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv > "$out/gpu.csv" || exit 1
+export ATTNGEOM_BENCH_DIR="$out" PYTHONUNBUFFERED=1
+run() { python3 -m pytest -p no:cacheprovider -o addopts="--strict-markers" -s -q "$@" 2>&1 | tee "$out/$part.log"; }
+case "$part" in
+    tests)       run -m gpu tests --ignore=tests/benchmarks/test_dimension_reach.py ;;
+    reach-torch) run -m "benchmark and gpu" "tests/benchmarks/test_dimension_reach.py::test_reach_on_cuda[torch]" ;;
+    reach-jax)   run -m "benchmark and gpu" "tests/benchmarks/test_dimension_reach.py::test_reach_on_cuda[jax]" ;;
+    throughput)  run -m benchmark tests/benchmarks/test_throughput.py::test_throughput_table ;;
+    *) echo "unknown part $part" >&2; exit 2 ;;
+esac
