@@ -133,6 +133,8 @@ def collect_families(claims, values: dict, coords: CoordinateSystem, max_degree:
         entry = FamilySource(row_id, claim.source)
         out.append(entry)
         start = time.perf_counter()
+        if getattr(claim, "member_degree", 0) > max_degree:   # all members above the table
+            continue
         takes = {p.name for p in claim.params}
         try:
             params = claim.resolve({**{k: v for k, v in values.items() if k in takes}, **overrides})

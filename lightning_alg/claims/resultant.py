@@ -62,6 +62,8 @@ class ResultantClaim(Claim):
     methods = METHODS
     #: rows of the ``attngeom ideal`` attribution table: the default line, and every line
     attribution_variants = ({}, {"line": lines_mod.ALL})
+    #: the degree of every member (``attngeom ideal`` skips the family below it)
+    member_degree = 4
     examples = ({"d": 3, "t": 2, "a": 1}, {"d": 3, "t": 2, "a": 2},
                 {"d": 3, "t": 2, "a": 3},                               # ADM Examples 41, 42
                 {"d": 3, "t": 2, "a": 3, "line": "1,1,0:0,1,1"},
@@ -210,7 +212,7 @@ class ResultantClaim(Claim):
                 "claim": self.id, "source": self.source, "params": params,
                 "lines": [{"xi": list(x), "zeta": list(z), "plucker": plucker(x, z)}
                           for x, z in lineset.lines],
-                "pairs": [{"u": list(u), "w": list(w)} for u, w in getattr(generic, "pairs", ())],
+                "pairs": [{"u": list(u), "w": list(w)} for u, w in generic.pairs],
                 "counts": lines_count_check(family, None).evidence,
                 "invariants": [invariant_json(m, coords) for m in members]}, indent=1)
         latex = fmt == "latex"
@@ -219,11 +221,13 @@ class ResultantClaim(Claim):
         out.append(f"{c}lines L_k = P(span{{xi, zeta}}) and their Pluecker coordinates p_ij")
         out += [f"{c}L_{k + 1} = {lines_mod.line_text(x, z)}   p = {plucker(x, z)}"
                 for k, (x, z) in enumerate(lineset.lines)]
+        pairs = family.parts[0].generic.pairs
         if lineset.kind == lines_mod.ALL:
-            pairs = family.parts[0].generic.pairs
-            out.append(f"{c}every line: {len(lineset.lines)} lines and {len(pairs)} pairs (u, w) "
-                       "imposing independent conditions on forms of degree 4 and 2 on Gr(2,d); "
-                       "members Res(Q_u^L, Q_w^L) at each line and pair")
+            out.append(f"{c}every line: these {len(lineset.lines)} lines impose independent "
+                       "conditions on forms of degree 4 on Gr(2,d)")
+        out.append(f"{c}members: Res(Q_u^L, Q_w^L) on each line at the {len(pairs)} pairs (u, w) "
+                   "imposing independent conditions on forms of degree 2 on Gr(2,d): "
+                   + ", ".join(f"{lines_mod.line_text(u, w)}" for u, w in pairs))
         out.append(f"{c}{res.THM40}: the members, line by line")
         for member in members:
             name = member.indices["name"].replace("^L", "^{L}") if latex else member.indices["name"]
@@ -322,29 +326,25 @@ MAX_SPAN_MEMBERS = 2500
 
 
 def lines_count_check(family: lines_mod.LineUnion, context) -> Verdict:
-    """Several lines: members = lines x members per line; for ``all`` the interpolation sets
-    against dim R_4(Gr(2,d)) and dim R_2(Gr(2,d)) (their sizes, and the rank of the Pluecker
-    monomials at them = the number of independent conditions they impose).  Evidence: the
+    """Several lines: members = lines x dim R_2(Gr(2,d)) (the pairs (u, w)); the interpolation
+    pairs, and for ``all`` the interpolation lines, against dim R_2 and dim R_4(Gr(2,d))
+    (their sizes, and the rank of the Pluecker monomials at them = the number of independent
+    conditions they impose).  Evidence: the
     measured span against dim R_2 x (conditions the lines impose on R_4), which it equals
     when R_4^* (x) R_2^* -> Q[y]_4 is injective (module doc of resultant_lines)."""
     d, lineset = family.coords.d, family.lineset
     r4, r2 = coordinate_ring_dimension(d, 4), coordinate_ring_dimension(d, 2)
-    kind = lineset.generic_kind
-    per_line = r2 if kind == "pairs" else res.pairwise_count(d) + res.distinct_coefficient_count(d)
-    per_line_text = "C(d+2,4) C(d+1,2) / 3 pairs (u, w)" if kind == "pairs" else \
-        "C(d,2) + distinct coefficients"
-    rows = [("members", family.size, len(lineset.lines) * per_line,
-             f"{len(lineset.lines)} lines x {per_line_text}")]
+    pairs = family.parts[0].generic.pairs
+    rows = [("members", family.size, len(lineset.lines) * r2,
+             f"{len(lineset.lines)} lines x dim R_2(Gr(2,d))"),
+            ("interpolation pairs (u, w)", len(pairs), r2, "dim R_2(Gr(2,d)) = d^2 (d^2 - 1) / 12"),
+            ("conditions the pairs impose on R_2(Gr(2,d))", conditions_imposed(pairs, 2), r2,
+             "dim R_2")]
     conditions = conditions_imposed(lineset.lines, 4)
     if lineset.kind == lines_mod.ALL:
-        pairs = family.parts[0].generic.pairs
         rows += [("interpolation lines", len(lineset.lines), r4, "dim R_4(Gr(2,d)) = "
                   "C(d+3,4) C(d+2,4) / 5"),
-                 ("conditions the lines impose on R_4(Gr(2,d))", conditions, r4, "dim R_4"),
-                 ("interpolation pairs (u, w)", len(pairs), r2, "dim R_2(Gr(2,d)) = "
-                  "d^2 (d^2 - 1) / 12"),
-                 ("conditions the pairs impose on R_2(Gr(2,d))", conditions_imposed(pairs, 2),
-                  r2, "dim R_2")]
+                 ("conditions the lines impose on R_4(Gr(2,d))", conditions, r4, "dim R_4")]
     predicted = r2 * conditions
     span = {"predicted": predicted, "predicted_text": "dim R_2(Gr(2,d)) x (conditions the "
             "lines impose on R_4(Gr(2,d)))", "all_lines_bound": r4 * r2,

@@ -221,6 +221,10 @@ class PairResultants:
 
 
 def pair_name(u, w) -> str:
+    """Res(q_r^L, q_s^L) for u = e_r, w = e_s, else Res(Q_u^L, Q_w^L) with u, w printed."""
+    unit = lambda v: sorted(v) == [0] * (len(v) - 1) + [1]
+    if unit(u) and unit(w):
+        return f"Res(q_{u.index(1) + 1}^L, q_{w.index(1) + 1}^L)"
     vec = lambda v: "(" + ",".join(map(str, v)) + ")"
     return f"Res(Q_u^L, Q_w^L), u = {vec(u)}, w = {vec(w)}"
 

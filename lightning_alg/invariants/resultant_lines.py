@@ -27,6 +27,10 @@ a form of degree 4 in the Pluecker coordinates of the line and of degree 2 in th
   suffices iff it lies on no quartic line complex (no degree-4 Pluecker form vanishes on S):
   dim R_4 lines in general position, never fewer.
 
+Members: one line keeps ADM Example 42's list (pairwise resultants and every distinct
+coefficient in u, w); several lines take, on each line, Res(Q_u^L, Q_w^L) at the dim R_2
+interpolation pairs (u, w) -- the same span per line, with dim R_2 members.
+
 ``--line`` syntax (:func:`parse_lines`): ``xi:zeta`` (one line, ADM Example 41's e1:e2 by
 default), ``xi:zeta;xi:zeta;...`` (several), ``coordinate`` (every e_i:e_j), ``random:K`` or
 ``random:K:SEED`` (K seeded random lines, integer entries in [-99, 99]), ``all`` (every line).
@@ -69,8 +73,10 @@ class LineSet:
 
     @property
     def generic_kind(self) -> str:
-        """Per line, every coefficient in u, w, or (``all``) the interpolation pairs."""
-        return "pairs" if self.kind == ALL else "coefficients"
+        """Per line: one line keeps every coefficient in u, w (ADM Example 42's list);
+        several lines take Res(Q_u^L, Q_w^L) at the dim R_2 interpolation pairs, which span
+        the same space with fewer members (d^2 (d^2 - 1) / 12 = 6 instead of 15 at d = 3)."""
+        return "coefficients" if self.kind == "one" else "pairs"
 
     def text(self) -> str:
         if self.kind == ALL:
@@ -141,7 +147,7 @@ def random_lines(word: str, d: int) -> LineSet:
 
 
 def check_count(lines: int, d: int) -> None:
-    members = lines * len(res.generic_resultants(d).polynomials) if d >= 2 else 0
+    members = lines * coordinate_ring_dimension(d, 2) if d >= 2 else 0
     if lines > MAX_LINES or members > MAX_MEMBERS:
         raise BadInput(f"--line: {lines:,} lines ({members:,} members) is too many "
                        f"(limits {MAX_LINES:,} lines, {MAX_MEMBERS:,} members)")
@@ -157,8 +163,8 @@ def lines_violation(lines: LineSet, d: int) -> str | None:
 
 
 class LineUnion(StructuredFamily):
-    """The resultant quartics of several lines: each line's :class:`ResultantQuartics`
-    (every coefficient in u, w, or the interpolation pairs for ``all``), one after another."""
+    """The resultant quartics of several lines: each line's :class:`ResultantQuartics` at the
+    interpolation pairs (u, w), one line after another."""
 
     name = "resultant quartics over several lines (ADM Thm 40, Example 42)"
 
