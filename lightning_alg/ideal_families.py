@@ -1,8 +1,10 @@
 """Which invariant families explain the vanishing ideal: the attribution table of
 ``attngeom ideal``.
 
-For every registered :class:`~lightning_alg.claims.base.FamilyClaim` whose hypotheses hold
-at (d, t, a, d', j), its members of degree k (``FamilyClaim.members``) are reduced into the
+For every registered claim with ``members`` (each :class:`~lightning_alg.claims.base.FamilyClaim`
+and a few structured claims), at its defaults and at each of its ``attribution_variants``,
+whose hypotheses hold at (d, t, a, d', j), its members of degree k (``members``, or
+``sparse_members`` over F_p: :class:`SparseMembers`) are reduced into the
 coordinates of :mod:`lightning_alg.ideal`: each coordinate is replaced by its expression in
 the pivots modulo J_1, and the result is split into multidegree blocks.  Block by block,
 while J'_k is interpolated, each member component is
