@@ -542,7 +542,7 @@ def compute_ideal(d: int, t: int, a: int | None = None, dprime: int = 1, col: in
     if claims:
         values = {"d": d, "t": t, "a": a, "dprime": dprime, "col": col}
         sources = collect_families(claims, values, ideal.coords, max_degree,
-                                   ideal.stream(STREAM_MEMBERS))
+                                   ideal.stream(STREAM_MEMBERS), prime)
         attribution = FamilyAttribution(sources, ideal.coords, prime,
                                          ideal.stream(STREAM_PROJECTIONS))
     tables, attributed = ideal.run(max_degree, keep, attribution)

@@ -1,8 +1,10 @@
 """Which invariant families explain the vanishing ideal: the attribution table of
 ``attngeom ideal``.
 
-For every registered :class:`~lightning_alg.claims.base.FamilyClaim` whose hypotheses hold
-at (d, t, a, d', j), its members of degree k (``FamilyClaim.members``) are reduced into the
+For every registered claim with ``members`` (each :class:`~lightning_alg.claims.base.FamilyClaim`
+and a few structured claims), at its defaults and at each of its ``attribution_variants``,
+whose hypotheses hold at (d, t, a, d', j), its members of degree k (``members``, or
+``sparse_members`` over F_p: :class:`SparseMembers`) are reduced into the
 coordinates of :mod:`lightning_alg.ideal`: each coordinate is replaced by its expression in
 the pivots modulo J_1, and the result is split into multidegree blocks.  Block by block,
 while J'_k is interpolated, each member component is
@@ -36,9 +38,9 @@ from flint import nmod_mat
 from kernels.errors import BadInput
 from kernels.polyeval import compile_polynomials
 from kernels.primefield import matmul_mod_p, residue, to_nmod_mat
-from kernels.sampling import Sampler
+from kernels.sampling import DEFAULT_PRIME, Sampler
 from lightning_alg.coordinates import CoordinateSystem
-from lightning_alg.interpolation import MonomialBlocks, free_columns, rank_of_rows
+from lightning_alg.interpolation import MonomialBlocks, free_columns, rank_of_rows, sum_terms_mod_p
 
 #: Members per family and degree that are reduced; a larger family is sampled (seeded).
 MAX_MEMBERS = 3000
@@ -48,6 +50,36 @@ PROJECTION_WIDTH = 4096
 MAX_EXPANSION_TERMS = 5_000_000
 
 COMMON_PARAMS = ("d", "t", "a", "dprime", "col")
+
+
+@dataclass
+class SparseMembers:
+    """Members of one degree given term by term over F_p instead of as SymPy polynomials
+    (a claim's ``sparse_members(params, coords, prime)``, for families too large to expand
+    in SymPy): ``member[t]``, ``monomials[t]`` (sorted coordinate indices) and ``coeff[t]``
+    of every term t.
+
+    ``split_by_block``: the family's span is stable under the grading torus
+    (y_(k1,k2,k3) -> lambda_k1 lambda_k2 lambda_k3 y), so it equals the span of the
+    multihomogeneous components of its members, and each component is attributed as a
+    member of its own (exact blockwise ranks instead of a random projection).
+    """
+
+    degree: int
+    count: int
+    member: np.ndarray
+    monomials: np.ndarray
+    coeff: np.ndarray
+    split_by_block: bool = False
+
+    def __len__(self) -> int:
+        return self.count
+
+    def select(self, keep: np.ndarray) -> "SparseMembers":
+        """Members ``keep`` (sorted ids), renumbered 0, 1, ..."""
+        mask = np.isin(self.member, keep)
+        return SparseMembers(self.degree, len(keep), np.searchsorted(keep, self.member[mask]),
+                             self.monomials[mask], self.coeff[mask], self.split_by_block)
 
 
 @dataclass
@@ -82,17 +114,32 @@ def family_claims(selection: str = "all") -> list:
     return [known[name] for name in wanted]
 
 
-def collect_families(claims, values: dict, coords: CoordinateSystem, max_degree: int,
-                     sampler: Sampler) -> list[FamilySource]:
-    """Members of degree <= max_degree of each claim whose hypotheses hold at ``values``."""
+def attribution_variants(claim) -> list[tuple[str, dict]]:
+    """(row id, parameter overrides) of the rows a claim gets in the table: the claim at its
+    defaults, plus each entry of its ``attribution_variants`` (e.g. ``resultant`` over every
+    line, ``--line all``), named by the options that select it."""
     out = []
-    for index, claim in enumerate(claims):
-        entry = FamilySource(claim.id, claim.source)
+    for overrides in getattr(claim, "attribution_variants", ({},)):
+        suffix = "".join(f" --{name.replace('_', '-')} {value}" for name, value in overrides.items())
+        out.append((claim.id + suffix, dict(overrides)))
+    return out
+
+
+def collect_families(claims, values: dict, coords: CoordinateSystem, max_degree: int,
+                     sampler: Sampler, prime: int = DEFAULT_PRIME) -> list[FamilySource]:
+    """Members of degree <= max_degree of each claim (and each of its attribution variants)
+    whose hypotheses hold at ``values``: ``sparse_members`` (over F_p) where the claim has
+    it, else ``members``."""
+    out = []
+    for claim, (row_id, overrides) in ((c, v) for c in claims for v in attribution_variants(c)):
+        entry = FamilySource(row_id, claim.source)
         out.append(entry)
         start = time.perf_counter()
+        if getattr(claim, "member_degree", 0) > max_degree:   # all members above the table
+            continue
         takes = {p.name for p in claim.params}
         try:
-            params = claim.resolve({k: v for k, v in values.items() if k in takes})
+            params = claim.resolve({**{k: v for k, v in values.items() if k in takes}, **overrides})
         except BadInput as error:
             entry.skipped = f"parameters: {error}"
             continue
@@ -101,6 +148,11 @@ def collect_families(claims, values: dict, coords: CoordinateSystem, max_degree:
             entry.skipped = f"not-applicable: {violation}"
             continue
         try:
+            sparse = getattr(claim, "sparse_members", None)
+            if sparse is not None:
+                _collect_sparse(entry, sparse(params, coords, prime), max_degree, sampler)
+                entry.seconds = round(time.perf_counter() - start, 4)
+                continue
             members = claim.members(params, coords)
         except NotImplementedError:
             entry.skipped = "the claim lists no members"
@@ -122,18 +174,23 @@ def collect_families(claims, values: dict, coords: CoordinateSystem, max_degree:
     return out
 
 
-def reduce_members(polys, coords: CoordinateSystem, substitution: list, blocks: MonomialBlocks,
-                   prime: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-    """The members as vectors over the blocks' monomials: block -> (member ids, rows).
+def _collect_sparse(entry: FamilySource, members: SparseMembers, max_degree: int,
+                    sampler: Sampler) -> None:
+    """Store sparse members (one degree) with the same cap and sampling as SymPy ones."""
+    if members.degree > max_degree:
+        return
+    entry.totals[members.degree] = members.count
+    if members.count > MAX_MEMBERS:
+        members = members.select(np.sort(sampler.floats(members.count).argsort()[:MAX_MEMBERS]))
+    if members.count:
+        entry.members[members.degree] = members
 
-    ``substitution[c]`` lists (variable, coefficient mod p) with y_c = sum of the variables
-    modulo J_1; each monomial of a member is expanded into the variables.
-    """
-    compiled = compile_polynomials(polys, coords.symbol_index)
-    n = compiled.n_variables
-    expansions: dict[int, dict] = {}
-    size = 0
-    for m, row in enumerate(compiled.monomials):
+
+def _substituted(rows: np.ndarray, n: int, substitution: list, prime: int) -> list[dict]:
+    """Each monomial (row of coordinate indices; entries >= n pad) with every coordinate
+    replaced by its expression in the variables: a dict variable tuple -> coefficient."""
+    out, size = [], 0
+    for row in rows:
         terms = {(): 1}
         for c in row[row < n]:
             step: dict = {}
@@ -142,10 +199,46 @@ def reduce_members(polys, coords: CoordinateSystem, substitution: list, blocks: 
                     new = tuple(sorted(key + (var,)))
                     step[new] = (step.get(new, 0) + coeff * weight) % prime
             terms = step
-        expansions[m] = terms
+        out.append(terms)
         size += len(terms)
         if size > MAX_EXPANSION_TERMS:
             raise BadInput(f"the members expand into more than {MAX_EXPANSION_TERMS:,} terms")
+    return out
+
+
+def _reduce_sparse(members: SparseMembers, coords: CoordinateSystem, substitution: list,
+                   blocks: MonomialBlocks, prime: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """:func:`reduce_members` for members given term by term (vectorized over the terms)."""
+    unique, inverse = np.unique(members.monomials, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    expansions = _substituted(unique, len(coords), substitution, prime)
+    counts = np.array([len(e) for e in expansions], dtype=np.int64)
+    if not counts.sum():
+        return {}
+    keys = np.array([key for e in expansions for key in e], dtype=np.int64)
+    weights = np.array([w for e in expansions for w in e.values()], dtype=np.int64)
+    starts = np.cumsum(counts) - counts
+    repeat = counts[inverse]
+    term = np.repeat(np.arange(len(inverse)), repeat)
+    position = np.repeat(starts[inverse] - np.cumsum(repeat) + repeat, repeat) + np.arange(repeat.sum())
+    ids, rows, values = sum_terms_mod_p(members.member[term], keys[position],
+                                        members.coeff[term] * weights[position] % prime, prime)
+    return _by_block(ids, rows, values, blocks)
+
+
+def reduce_members(polys, coords: CoordinateSystem, substitution: list, blocks: MonomialBlocks,
+                   prime: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """The members as vectors over the blocks' monomials: block -> (member ids, rows).
+
+    ``substitution[c]`` lists (variable, coefficient mod p) with y_c = sum of the variables
+    modulo J_1; each monomial of a member is expanded into the variables.  ``polys`` is a
+    list of SymPy polynomials or a :class:`SparseMembers`.
+    """
+    if isinstance(polys, SparseMembers):
+        return _reduce_sparse(polys, coords, substitution, blocks, prime)
+    compiled = compile_polynomials(polys, coords.symbol_index)
+    expansions = dict(enumerate(_substituted(compiled.monomials, compiled.n_variables,
+                                             substitution, prime)))
     accumulated: list[dict] = [{} for _ in range(compiled.n_polynomials)]
     for m, j, c in compiled.entries:
         weight = residue(c, prime)
@@ -161,8 +254,16 @@ def reduce_members(polys, coords: CoordinateSystem, substitution: list, blocks: 
                 values.append(coeff)
     if not keys:
         return {}
-    block_of, column = blocks.locate(np.array(keys, dtype=np.int64))
-    ids, values = np.array(ids), np.array(values, dtype=np.int64)
+    return _by_block(np.array(ids), np.array(keys, dtype=np.int64),
+                     np.array(values, dtype=np.int64), blocks)
+
+
+def _by_block(ids: np.ndarray, keys: np.ndarray, values: np.ndarray,
+              blocks: MonomialBlocks) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """Terms (member, monomial row, value) -> block -> (member ids, matrix over its monomials)."""
+    if not len(keys):
+        return {}
+    block_of, column = blocks.locate(keys)
     out = {}
     for b in np.unique(block_of):
         here = block_of == b
@@ -171,6 +272,15 @@ def reduce_members(polys, coords: CoordinateSystem, substitution: list, blocks: 
         matrix[rows, column[here]] = values[here]
         out[int(b)] = (members, matrix)
     return out
+
+
+def _split_by_block(reduced: dict) -> tuple[dict, int]:
+    """Every (member, block) component as a member of its own (``SparseMembers.split_by_block``)."""
+    out, count = {}, 0
+    for b, (members, matrix) in reduced.items():
+        out[b] = (np.arange(count, count + len(members)), matrix)
+        count += len(members)
+    return out, count
 
 
 class SpanAccumulator:
@@ -234,10 +344,13 @@ class FamilyAttribution:
                 self.skipped.append({"id": source.id, "source": source.source,
                                      "reason": f"degree {k}: {error}"})
                 continue
-            touched = np.zeros(len(polys), dtype=np.int64)
+            n = len(polys)
+            if getattr(polys, "split_by_block", False):
+                reduced, n = _split_by_block(reduced)
+            touched = np.zeros(n, dtype=np.int64)
             for members, _ in reduced.values():
                 touched[members] += 1
-            families.append({"source": source, "reduced": reduced, "n": len(polys),
+            families.append({"source": source, "reduced": reduced, "n": n, "used": len(polys),
                              "homogeneous": bool(np.all(touched <= 1)), "outside": set(),
                              "seconds": time.perf_counter() - start})
         offsets = np.cumsum([0] + [f["n"] for f in families])
@@ -292,12 +405,12 @@ class FamilyAttribution:
             new, new_saturated = family["new"].rank(family["outside"])
             outside_all.update(m + family["offset"] for m in family["outside"])
             rows.append({"id": source.id, "source": source.source,
-                         "members": source.totals.get(k, 0), "used": family["n"],
-                         "sampled": source.totals.get(k, 0) > family["n"],
+                         "members": source.totals.get(k, 0), "used": family["used"],
+                         "sampled": source.totals.get(k, 0) > family["used"],
                          "outside_J": len(family["outside"]), "span": span,
                          "new_generators": new,
                          "lower_bound": span_saturated or new_saturated
-                         or source.totals.get(k, 0) > family["n"],
+                         or source.totals.get(k, 0) > family["used"],
                          "multihomogeneous": family["homogeneous"],
                          "seconds": round(source.seconds + family["seconds"], 4)})
         span, _ = state["span"].rank(outside_all)

@@ -98,6 +98,30 @@ def encode(monomials: np.ndarray, n_variables: int) -> np.ndarray:
     return codes
 
 
+def sum_terms_mod_p(owner: np.ndarray, monomials: np.ndarray, values: np.ndarray,
+                    prime: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sparse polynomials given term by term -- (owner, monomial row, value mod p) -- with
+    the terms of equal (owner, monomial) added mod p and zero sums dropped; returned sorted
+    by owner, then monomial.  Rows are sorted variable indices of one length."""
+    width = monomials.shape[1]
+    if not len(values):
+        return owner[:0], monomials[:0], values[:0]
+    base = int(monomials.max()) + 1
+    if (int(owner.max()) + 1) * float(base) ** width >= 2.0**62:
+        raise BadInput(f"{int(owner.max()) + 1} polynomials in {base} variables are too many to index")
+    codes = encode(np.column_stack([owner, monomials]), base)
+    keys, inverse = np.unique(codes, return_inverse=True)
+    total = np.zeros(len(keys), dtype=np.int64)
+    np.add.at(total, inverse.ravel(), np.remainder(values, prime))
+    total %= prime
+    keys = keys[total != 0]
+    digits = []
+    for _ in range(width):
+        keys, digit = np.divmod(keys, base)
+        digits.append(digit)
+    return keys, np.column_stack(digits[::-1]), total[total != 0]
+
+
 def all_monomials(n_variables: int, degree: int) -> np.ndarray:
     """Every degree-k monomial in m variables as sorted index rows, lexicographically.
 

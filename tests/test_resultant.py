@@ -1,6 +1,7 @@
 """ADM §5.4: slice quadrics (Def 38), the common factor (Prop 39), Sylvester resultants
 (Def 37, Thm 40), Examples 41 and 42, counts, and mutations."""
 
+from itertools import combinations_with_replacement
 from math import comb
 
 import numpy as np
@@ -9,14 +10,18 @@ import sympy
 
 from kernels.claim import CheckContext
 from kernels.polyeval import compile_polynomials
+from kernels.primefield import rank_mod_p
 from kernels.sampling import DEFAULT_PRIME, Sampler
 from kernels.verdict import Status
 from lightning_alg.claims import REGISTRY
 from lightning_alg.claims import resultant as claim_module
 from lightning_alg.claims.base import coordinates_of
 from lightning_alg.coordinates import CoordinateSystem
+from lightning_alg.invariants import grassmannian as gr
 from lightning_alg.invariants import resultant as res
+from lightning_alg.invariants import resultant_lines as rl
 from lightning_alg.invariants import structured
+from lightning_alg.labels import Label
 from lightning_alg.polynomial_io import parse_polynomial
 
 RESULTANT = REGISTRY.get("resultant")
@@ -187,8 +192,8 @@ def test_mutation_no_omega_in_slice_quadrics_is_refuted(monkeypatch, method):
     assert v.status is Status.REFUTED
 
 
-def test_mutation_sylvester_sign_is_refuted(monkeypatch):
-    """Def 37 with one entry negated: the 'resultant' no longer detects the common factor."""
+def _negate_one_sylvester_entry(monkeypatch):
+    """Def 37 with entry (2, 3) negated, for every resultant computed afterwards."""
     real = res.sylvester_matrix
 
     def wrong(f, g):
@@ -197,6 +202,11 @@ def test_mutation_sylvester_sign_is_refuted(monkeypatch):
         return m
 
     monkeypatch.setattr(res, "sylvester_matrix", wrong)
+
+
+def test_mutation_sylvester_sign_is_refuted(monkeypatch):
+    """Def 37 with one entry negated: the 'resultant' no longer detects the common factor."""
+    _negate_one_sylvester_entry(monkeypatch)
     res.generic_resultants.cache_clear()
     try:
         v = RESULTANT.verify({"d": 3, "t": 2}, "exact")
@@ -262,3 +272,194 @@ def test_show_refuses_huge_expansions(run_cli):
                            "--line", "1,2,3,4,5,6:6,5,4,3,2,1")
     assert code == 2 and "--limit" in err
     assert claim_module.MAX_SHOW_TERMS < 10**6
+
+
+# -- several lines, random lines, every line (ADM Example 42, Remark 43) ----------------------
+
+
+@pytest.mark.parametrize("d", [2, 3, 4, 5])
+def test_coordinate_ring_dimension_against_random_lines(d):
+    """dim R_k(Gr(2,d)) by the hook content formula = rank of the degree-k Pluecker monomials
+    at many random lines (an independent computation: the Pluecker relations are never written)."""
+    rng = Sampler(d).spawn(1)
+    lines = [tuple(tuple(int(x) for x in v) for v in rng.integers((2, d), -50, 50)) for _ in range(800)]
+    for k in (1, 2, 3, 4):
+        assert gr.conditions_imposed(lines, k) == gr.coordinate_ring_dimension(d, k)
+    assert gr.coordinate_ring_dimension(d, 2) == res.span_dimension(d)
+
+
+@pytest.mark.parametrize("d,k", [(3, 2), (3, 4), (4, 2), (4, 4)])
+def test_interpolation_lines_are_sparse_and_independent(d, k):
+    lines = gr.interpolation_lines(d, k)
+    assert len(lines) == gr.coordinate_ring_dimension(d, k) == gr.conditions_imposed(lines, k)
+    units = [tuple(int(i == j) for i in range(d)) for j in range(d)]
+    assert lines[:comb(d, 2)] == tuple((units[i], units[j]) for i in range(d) for j in range(i + 1, d))
+    assert max(x for line in lines for v in line for x in v) <= 2
+
+
+def test_every_line_is_proved_at_d3_and_spans_90():
+    v = RESULTANT.verify({"d": 3, "t": 2, "line": "all"})
+    assert v.status is Status.PROVED and v.method == "symbolic"
+    counts = _part(v, "count:")
+    assert counts["members"]["generated"] == 90 == rl.all_lines_members(3)
+    assert counts["conditions the lines impose on R_4(Gr(2,d))"]["generated"] == 15
+    assert counts["span_dimension"]["measured_rank_mod_p"] == 90 == counts["span_dimension"]["predicted"]
+
+
+def _universal_coefficients(coords, context=2):
+    """Res(Q_u^L, Q_w^L) with xi, zeta, u, w indeterminates (ADM Thm 40 for every line at
+    once), expanded in QQ[y, xi, zeta, u, w] and split by its monomials in (xi, zeta, u, w):
+    the coefficients as dicts y-monomial -> coefficient."""
+    d = coords.d
+    ys = {(p, q, s): coords.symbol(Label(coords.row, coords.col, context, (p, q, s)))
+          for s in range(1, d + 1) for p, q in combinations_with_replacement(range(1, d + 1), 2)}
+    aux = [sympy.Symbol(f"{x}{i}") for x in ("xi", "ze", "u", "w") for i in range(d)]
+    R, *gens = sympy.polys.rings.ring(list(ys.values()) + aux, sympy.QQ)
+    y = dict(zip(ys, gens))
+    xi, ze, u, w = (gens[len(ys) + k * d:len(ys) + (k + 1) * d] for k in range(4))
+
+    def forms(c):
+        A = B = C = R.zero
+        for (p, q, s), g in y.items():
+            weight = (1 if p == q else 2) * c[s - 1] * g
+            A += weight * xi[p - 1] * xi[q - 1]
+            C += weight * ze[p - 1] * ze[q - 1]
+            B += weight * (xi[p - 1] * ze[q - 1] + xi[q - 1] * ze[p - 1])
+        return A, B, C
+
+    (a1, b1, c1), (a2, b2, c2) = forms(u), forms(w)
+    resultant = (a1 * c2 - a2 * c1) ** 2 - (a1 * b2 - a2 * b1) * (b1 * c2 - b2 * c1)
+    assert resultant == res.sylvester_resultant((a1, b1, c1), (a2, b2, c2))
+    groups = {}
+    for monom, c in resultant.terms():
+        groups.setdefault(monom[len(ys):], {})[monom[:len(ys)]] = c
+    return list(groups.values()), list(ys.values())
+
+
+def test_all_lines_span_equals_the_coefficients_in_xi_zeta_u_w():
+    """The cleanest object: every coefficient of Res in (xi, zeta, u, w).  Their span has
+    dimension 90 at d = 3, and the 90 members of --line all (15 lines x 6 pairs) span the
+    same space (the rank of both together is 90)."""
+    params = RESULTANT.resolve({"d": 3, "t": 2, "line": "all"})
+    coords = coordinates_of(params)
+    coefficients, ys = _universal_coefficients(coords)
+    position = {coords.symbol_index[y]: k for k, y in enumerate(ys)}
+    members = [{} for _ in range(90)]      # the members' terms (expand_mod_p = SymPy, tested)
+    for j, row, c in zip(*rl.expand_mod_p(RESULTANT.family(params, coords), P)):
+        exponents = [0] * len(ys)
+        for index in row:
+            exponents[position[int(index)]] += 1
+        members[j][tuple(exponents)] = int(c)
+    monomials = sorted({k for c in coefficients for k in c} | {k for m in members for k in m})
+    column = {k: i for i, k in enumerate(monomials)}
+
+    def matrix(rows):
+        out = np.zeros((len(rows), len(monomials)), dtype=np.int64)
+        for i, row in enumerate(rows):
+            for k, c in row.items():
+                out[i, column[k]] = int(c) % P
+        return out
+
+    universal = matrix(coefficients)
+    listed = matrix(members)
+    assert len(coefficients) > 2000
+    assert rank_mod_p(universal, P) == rank_mod_p(listed, P) == 90
+    assert rank_mod_p(np.concatenate([universal, listed]), P) == 90
+
+
+@pytest.mark.parametrize("line", [None, "all", "random:2", "1,1,0:0,1,2;0,0,1:1,-1,3"])
+def test_expansion_mod_p_equals_sympy(line):
+    params = RESULTANT.resolve({"d": 3, "t": 2, "line": line})
+    coords = coordinates_of(params)
+    family = RESULTANT.family(params, coords)
+    compiled = compile_polynomials(family.expand(coords), coords.symbol_index)
+    expected = {}
+    for m, j, c in compiled.entries:
+        key = (j, *compiled.monomials[m])
+        expected[key] = (expected.get(key, 0) + c.numerator * pow(c.denominator, -1, P)) % P
+    member, rows, coeff = rl.expand_mod_p(family, P)
+    got = {(int(j), *map(int, r)): int(c) for j, r, c in zip(member, rows, coeff)}
+    assert got == {k: v for k, v in expected.items() if v}
+
+
+def test_random_lines_add_six_dimensions_each_until_fifteen():
+    """ADM Remark 43 at d = 3: k generic lines span 6k dimensions (6 = dim R_2) up to
+    k = 15 = dim R_4(Gr(2,3)); more lines add nothing."""
+    spans = {}
+    for k in (1, 4, 14, 15, 17):
+        v = RESULTANT.verify({"d": 3, "t": 2, "line": f"random:{k}"}, "exact")
+        spans[k] = _part(v, "count:")["span_dimension"]["measured_rank_mod_p"]
+        assert v.status is Status.VERIFIED
+    assert spans == {1: 6, 4: 24, 14: 84, 15: 90, 17: 90}
+
+
+@pytest.mark.parametrize("d,line", [(4, "random:3"), (4, "coordinate"), (5, "random:2:7")])
+def test_several_lines_verified_exactly(d, line):
+    v = RESULTANT.verify({"d": d, "t": 3, "a": d, "line": line}, "exact")
+    assert v.status is Status.VERIFIED and v.failure_probability < 1e-40
+    counts = _part(v, "count:")
+    assert counts["span_dimension"]["agrees"] is True
+
+
+def test_several_lines_numeric_consistent():
+    v = RESULTANT.verify({"d": 4, "t": 2, "line": "1,0,2,1:0,1,1,-1;1,1,1,1:0,1,2,3"}, "numeric")
+    assert v.status is Status.CONSISTENT and v.max_residual < 1e-12
+
+
+def test_every_line_verified_at_d4():
+    v = RESULTANT.verify({"d": 4, "t": 2, "line": "all"}, "exact")
+    assert v.status is Status.VERIFIED
+    counts = _part(v, "count:")
+    assert counts["members"]["generated"] == 2100 and counts["interpolation lines"]["generated"] == 105
+
+
+def test_show_several_lines(run_cli):
+    code, out, _ = run_cli("show", "resultant", "--d", 3, "--t", 2, "--line",
+                           "1,0,0:0,1,0;1,1,0:0,0,1", "--limit", 16)
+    assert code == 0 and "# L_2 = 1,1,0:0,0,1   p = [0, 1, 1]" in out
+    assert "L_2 = 1,1,0:0,0,1: Res(q_1^L, q_2^L) = " in out
+    code, out, _ = run_cli("show", "resultant", "--d", 3, "--t", 2, "--line", "all", "--format", "m2",
+                           "--limit", 12)
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 12
+    code, verdict, _ = run_cli("verify-poly", "--d", 3, "--t", 2, "--method", "exact", "--", lines[-1])
+    assert code == 0 and verdict.startswith("verified")
+
+
+def test_mutation_perturbed_pair_member_is_refuted(monkeypatch):
+    """--line all with one generic pair resultant perturbed by one term: refuted."""
+    real = res.pair_resultants(3)
+    A1, B1, C2, A2 = sympy.symbols("A_1 B_1 C_2 A_2")
+    wrong = res.PairResultants(3, real.pairs, (real.polynomials[0] + A1 * B1 * C2 * A2,)
+                               + real.polynomials[1:], real.descriptions)
+    monkeypatch.setitem(res.GENERIC, "pairs", lambda d: wrong)
+    v = RESULTANT.verify({"d": 3, "t": 2, "line": "all"}, "exact")
+    assert v.status is Status.REFUTED and v.counterexample["member"]["line"]["number"] == 1
+
+
+def test_mutation_wrong_sylvester_matrix_refutes_every_line(monkeypatch):
+    _negate_one_sylvester_entry(monkeypatch)
+    res.pair_resultants.cache_clear()
+    try:
+        v = RESULTANT.verify({"d": 3, "t": 2, "line": "all"}, "exact")
+        assert v.status is Status.REFUTED
+    finally:
+        res.pair_resultants.cache_clear()
+
+
+@pytest.mark.parametrize("line,text", [
+    ("random:0", "K >= 1"), ("random:x", "integers"), ("random:2:3:4", "at most two"),
+    ("1,0,0:0,1,0;", "empty line"), ("1,0,0:0,1,0;1,1", "two integer vectors"),
+    ("random:5000", "too many"),
+])
+def test_bad_line_lists_are_one_line_exit_2(run_cli, line, text):
+    code, out, err = run_cli("verify", "resultant", "--d", 3, "--t", 2, "--line", line)
+    assert code == 2 and out == "" and err.count("\n") == 1 and text in err
+
+
+def test_every_line_too_large_and_dependent_line_in_a_list():
+    from kernels.errors import BadInput
+    with pytest.raises(BadInput, match="--line all needs"):
+        RESULTANT.verify({"d": 6, "t": 2, "line": "all"})
+    v = RESULTANT.verify({"d": 3, "t": 2, "line": "1,0,0:0,1,0;1,2,3:2,4,6"})
+    assert v.status is Status.NOT_APPLICABLE and v.summary.startswith("line 2: ")

@@ -17,12 +17,17 @@ from lightning_alg.claims.base import LIGHTNING_PARAMS, coordinates_of, validate
 from lightning_alg.claims.veronese import require_expandable
 from lightning_alg.invariant import Invariant, format_polynomial, invariant_json
 from lightning_alg.invariants import resultant as res
+from lightning_alg.invariants import resultant_lines as lines_mod
+from lightning_alg.invariants.grassmannian import (
+    conditions_imposed, coordinate_ring_dimension, plucker)
 from lightning_alg.invariants.structured import (
     ModPArithmetic, ObjectArithmetic, Point, check_nontrivial, check_vanishing, generic_point)
 from lightning_alg.parametrization import uses_query_key
 
 LINE = Param("line", "the line L = P(span{xi, zeta}) as two integer vectors xi:zeta, e.g. "
-             "1,0,0:0,1,0 (default: e1:e2)", kind="str")
+             "1,0,0:0,1,0 (default: e1:e2); several lines separated by ';'; 'coordinate' "
+             "(every e_i:e_j); 'random:K' or 'random:K:SEED' (K seeded random lines); "
+             "'all' (every line: ADM Example 42, Remark 43)", kind="str")
 
 #: Estimated ring operations of the symbolic check (sum over members of generic terms x
 #: (terms of a form at mu(W))^4) up to which ``auto`` proves, and beyond which it refuses.
@@ -55,6 +60,10 @@ class ResultantClaim(Claim):
                  "coefficients of Res(Q_u^L, Q_w^L) in u, w, are quartics in J.")
     params = LIGHTNING_PARAMS + (LINE,)
     methods = METHODS
+    #: rows of the ``attngeom ideal`` attribution table: the default line, and every line
+    attribution_variants = ({}, {"line": lines_mod.ALL})
+    #: the degree of every member (``attngeom ideal`` skips the family below it)
+    member_degree = 4
     examples = ({"d": 3, "t": 2, "a": 1}, {"d": 3, "t": 2, "a": 2},
                 {"d": 3, "t": 2, "a": 3},                               # ADM Examples 41, 42
                 {"d": 3, "t": 2, "a": 3, "line": "1,1,0:0,1,1"},
@@ -62,7 +71,7 @@ class ResultantClaim(Claim):
 
     def validate(self, params):
         validate_lightning(params)
-        res.parse_line(params.get("line"), params["d"])
+        lines_mod.parse_lines(params.get("line"), params["d"])
 
     def hypothesis_violation(self, params):
         d, t = params["d"], params["t"]
@@ -70,18 +79,24 @@ class ResultantClaim(Claim):
             return f"{res.THM40} needs t > 1 (a context column n != j); got t={t}"
         if d < 2:
             return f"{res.THM40} needs a line in P^(d-1), so d >= 2; got d={d}"
-        return res.line_violation(*res.parse_line(params.get("line"), d), d)
+        return lines_mod.lines_violation(lines_mod.parse_lines(params.get("line"), d), d)
 
-    def family(self, params, coords) -> res.ResultantQuartics:
-        xi, zeta = res.parse_line(params.get("line"), params["d"])
-        return res.ResultantQuartics(coords, params["context"], xi, zeta)
+    def family(self, params, coords) -> res.ResultantQuartics | lines_mod.LineUnion:
+        """One line: its :class:`ResultantQuartics`; several (or all): a :class:`LineUnion`."""
+        lines = lines_mod.parse_lines(params.get("line"), params["d"])
+        if lines.kind == "one":
+            return res.ResultantQuartics(coords, params["context"], *lines.lines[0])
+        return lines_mod.LineUnion(coords, params["context"], lines)
 
     def symbolic_cost(self, params, family) -> int:
         d, a = params["d"], params["a"]
         per_y = 2 * (a if uses_query_key(d, a) else 1)
-        form_terms = int((family.form_coeff != 0).sum(axis=1).max()) * per_y
-        generic = family.generic.polynomials
-        return sum(len(sympy.Add.make_args(p)) for p in generic) * form_terms ** 4
+        total = 0
+        for line in getattr(family, "parts", [family]):
+            form_terms = int((line.form_coeff != 0).sum(axis=1).max()) * per_y
+            total += sum(len(sympy.Add.make_args(p)) for p in line.generic.polynomials) \
+                * form_terms ** 4
+        return total
 
     def auto_method(self, params):
         if self.hypothesis_violation(params):
@@ -98,11 +113,14 @@ class ResultantClaim(Claim):
             raise BadInput(f"symbolic evaluation of {family.size} resultant quartics on this "
                            "line is too large; use --method exact")
         a = params["a"]
+        several = isinstance(family, lines_mod.LineUnion)
         parts = [check_vanishing(family, coords, a, method, context),
                  check_nontrivial(family, coords, context),
                  check_vanishing(res.CommonFactorIdentity(coords, params["context"]), coords, a,
                                  method, context),
-                 count_check(family, context)]
+                 lines_count_check(family, context) if several else count_check(family, context)]
+        if several:
+            return combine(parts, summary="; ".join(p.summary for p in parts))
         line = res.parse_line(params.get("line"), coords.d)
         if coords.col == 1 and params["context"] == 2 and line == res.parse_line(None, coords.d):
             parts.append(example41_check(coords, family))
@@ -119,6 +137,17 @@ class ResultantClaim(Claim):
         return [Invariant(p, "resultant", res.THM40, family.describe(k))
                 for k, p in enumerate(family.expand(coords))]
 
+    def sparse_members(self, params, coords, prime: int):
+        """Every quartic expanded over F_p without SymPy (:func:`resultant_lines.expand_mod_p`),
+        for ``attngeom ideal``.  The span over every line (``--line all``) is stable under
+        GL_d x GL_d acting on (context, slice) indices, hence under the grading torus, so its
+        members may be split into multihomogeneous components."""
+        from lightning_alg.ideal_families import SparseMembers
+        family = self.family(params, coords)
+        member, monomials, coeff = lines_mod.expand_mod_p(family, prime)
+        every_line = isinstance(family, lines_mod.LineUnion) and family.lineset.kind == lines_mod.ALL
+        return SparseMembers(family.degree, family.size, member, monomials, coeff, every_line)
+
     # -- show ----------------------------------------------------------------------------
     def show(self, params, fmt="text", limit=None):
         coords = coordinates_of(params)
@@ -129,6 +158,8 @@ class ResultantClaim(Claim):
                              family.describe(k)) for k in range(shown)]
         if fmt == "m2":
             return "\n".join(format_polynomial(m.poly, coords, "m2") for m in members)
+        if isinstance(family, lines_mod.LineUnion):
+            return self._show_lines(params, coords, family, members, fmt)
         forms = self._forms(coords, family)
         if fmt == "json":
             return json.dumps({
@@ -154,14 +185,13 @@ class ResultantClaim(Claim):
         return [f.as_expr() if hasattr(f, "as_expr") else sympy.Integer(f)
                 for f in family.forms(point, ObjectArithmetic())[0]]
 
-    def _structured(self, params, coords, family, forms, members, fmt) -> list[str]:
+    def _preamble(self, params, coords, lines_text: str, fmt) -> list[str]:
+        """The claim, the slice quadrics (Def 38) and the factors of Prop 39."""
         latex = fmt == "latex"
         c, end = ("% ", " \\\\") if latex else ("# ", "")
         d, n = coords.d, params["context"]
-        vec = lambda v: "(" + ",".join(map(str, v)) + ")"
         out = [f"{c}{self.source}: {self.statement}",
-               f"{c}output (i,j) = ({coords.row},{coords.col}), context column n = {n}; line L = "
-               f"P(span{{xi, zeta}}), xi = {vec(family.xi)}, zeta = {vec(family.zeta)}",
+               f"{c}output (i,j) = ({coords.row},{coords.col}), context column n = {n}; {lines_text}",
                f"{c}{res.DEF38}: slice quadrics"]
         for s in range(1, d + 1):
             out.append(f"q_{{{s}}}(y; z) = " + quadric_text(coords, n, s, fmt) + end if latex
@@ -170,6 +200,47 @@ class ResultantClaim(Claim):
         out.append(f"l(z) = {factor_text(coords, None, fmt)}{end}")
         out += [f"m_{{{s}}}(z) = {factor_text(coords, s, fmt)}{end}" if latex
                 else f"m_{s}(z) = {factor_text(coords, s, fmt)}" for s in range(1, d + 1)]
+        return out
+
+    def _show_lines(self, params, coords, family: lines_mod.LineUnion, members, fmt) -> str:
+        """``show`` for several lines: the lines (with Pluecker coordinates), for ``all`` the
+        pairs (u, w), the counts, then each member named by its line."""
+        lineset = family.lineset
+        if fmt == "json":
+            generic = family.parts[0].generic
+            return json.dumps({
+                "claim": self.id, "source": self.source, "params": params,
+                "lines": [{"xi": list(x), "zeta": list(z), "plucker": plucker(x, z)}
+                          for x, z in lineset.lines],
+                "pairs": [{"u": list(u), "w": list(w)} for u, w in generic.pairs],
+                "counts": lines_count_check(family, None).evidence,
+                "invariants": [invariant_json(m, coords) for m in members]}, indent=1)
+        latex = fmt == "latex"
+        c, end = ("% ", " \\\\") if latex else ("# ", "")
+        out = self._preamble(params, coords, f"lines: {lineset.text()}", fmt)
+        out.append(f"{c}lines L_k = P(span{{xi, zeta}}) and their Pluecker coordinates p_ij")
+        out += [f"{c}L_{k + 1} = {lines_mod.line_text(x, z)}   p = {plucker(x, z)}"
+                for k, (x, z) in enumerate(lineset.lines)]
+        pairs = family.parts[0].generic.pairs
+        if lineset.kind == lines_mod.ALL:
+            out.append(f"{c}every line: these {len(lineset.lines)} lines impose independent "
+                       "conditions on forms of degree 4 on Gr(2,d)")
+        out.append(f"{c}members: Res(Q_u^L, Q_w^L) on each line at the {len(pairs)} pairs (u, w) "
+                   "imposing independent conditions on forms of degree 2 on Gr(2,d): "
+                   + ", ".join(f"{lines_mod.line_text(u, w)}" for u, w in pairs))
+        out.append(f"{c}{res.THM40}: the members, line by line")
+        for member in members:
+            name = member.indices["name"].replace("^L", "^{L}") if latex else member.indices["name"]
+            out.append(f"{name} = {format_polynomial(member.poly, coords, fmt)}{end}")
+        return "\n".join(out)
+
+    def _structured(self, params, coords, family, forms, members, fmt) -> list[str]:
+        latex = fmt == "latex"
+        c, end = ("% ", " \\\\") if latex else ("# ", "")
+        d = coords.d
+        vec = lambda v: "(" + ",".join(map(str, v)) + ")"
+        out = self._preamble(params, coords, f"line L = P(span{{xi, zeta}}), xi = "
+                             f"{vec(family.xi)}, zeta = {vec(family.zeta)}", fmt)
         out.append(f"{c}restriction to L (z = lambda_1 xi + lambda_2 zeta): "
                    "q_s^L = A_s lambda_1^2 + B_s lambda_1 lambda_2 + C_s lambda_2^2")
         for s in range(1, d + 1):
@@ -222,36 +293,87 @@ def count_check(family: res.ResultantQuartics, context) -> Verdict:
              res.nonzero_coefficient_count(d), "C(d+1,2)^2 - 2d^2 + d"),
             ("distinct coefficients (u <-> w)", generic.coefficient_count,
              res.distinct_coefficient_count(d), "(C(d+1,2)^2 - 2d^2 + d + C(d,2))/2")]
-    evidence = {what: {"generated": got, "formula": want, "formula_text": text}
-                for what, got, want, text in rows}
-    evidence["symmetric_in_u_w"] = generic.symmetric
+    evidence = {"symmetric_in_u_w": generic.symmetric}
     if context is not None:
         evidence["span_dimension"] = {"measured_rank_mod_p": span_rank(family, range(family.size),
                                                                        context),
                                       "formula": res.span_dimension(d),
                                       "formula_text": "d^2 (d^2 - 1) / 12"}
-    wrong = [(what, got, want) for what, got, want, _ in rows if got != want]
-    if not generic.symmetric:
-        wrong.append(("symmetry u <-> w of Res(Q_u, Q_w)", False, True))
+    wrong = [] if generic.symmetric else [("symmetry u <-> w of Res(Q_u, Q_w)", False, True)]
+    return count_verdict(rows, evidence, wrong)
+
+
+def count_verdict(rows, extra_evidence: dict, wrong: list, note: str = "") -> Verdict:
+    """``proved`` when every (what, generated, formula, formula text) row agrees (and
+    ``wrong`` lists no other failure), else ``refuted`` naming the first disagreement;
+    ``note`` is appended to the summary."""
+    evidence = {what: {"generated": got, "formula": want, "formula_text": text}
+                for what, got, want, text in rows}
+    evidence.update(extra_evidence)
+    wrong = [(what, got, want) for what, got, want, _ in rows if got != want] + wrong
     if wrong:
         what, got, want = wrong[0]
         return refuted(method="exact", evidence=evidence, summary=(
-            f"count: {what}: {got} generated, the formula gives {want}"),
+            f"count: {what}: {got} generated, the formula gives {want}{note}"),
             counterexample={"count": what, "generated": got, "formula": want})
     return proved(method="exact", checked=len(rows), evidence=evidence, summary=(
-        "count: " + ", ".join(f"{got} {what} = {text}" for what, got, _, text in rows)))
+        "count: " + ", ".join(f"{got} {what} = {text}" for what, got, _, text in rows) + note))
 
 
-def span_rank(family: res.ResultantQuartics, members, context, prime: int = DEFAULT_PRIME) -> int:
-    """Rank over F_p of the values of the chosen members at random points of F_p^N.
+#: Above this many members the span of a several-line family is not measured (a rank of
+#: a square matrix of that size over F_p).
+MAX_SPAN_MEMBERS = 2500
+
+
+def lines_count_check(family: lines_mod.LineUnion, context) -> Verdict:
+    """Several lines: members = lines x dim R_2(Gr(2,d)) (the pairs (u, w)); the interpolation
+    pairs, and for ``all`` the interpolation lines, against dim R_2 and dim R_4(Gr(2,d))
+    (their sizes, and the rank of the Pluecker monomials at them = the number of independent
+    conditions they impose).  Evidence: the
+    measured span against dim R_2 x (conditions the lines impose on R_4), which it equals
+    when R_4^* (x) R_2^* -> Q[y]_4 is injective (module doc of resultant_lines)."""
+    d, lineset = family.coords.d, family.lineset
+    r4, r2 = coordinate_ring_dimension(d, 4), coordinate_ring_dimension(d, 2)
+    pairs = family.parts[0].generic.pairs
+    rows = [("members", family.size, len(lineset.lines) * r2,
+             f"{len(lineset.lines)} lines x dim R_2(Gr(2,d))"),
+            ("interpolation pairs (u, w)", len(pairs), r2, "dim R_2(Gr(2,d)) = d^2 (d^2 - 1) / 12"),
+            ("conditions the pairs impose on R_2(Gr(2,d))", conditions_imposed(pairs, 2), r2,
+             "dim R_2")]
+    conditions = conditions_imposed(lineset.lines, 4)
+    if lineset.kind == lines_mod.ALL:
+        rows += [("interpolation lines", len(lineset.lines), r4, "dim R_4(Gr(2,d)) = "
+                  "C(d+3,4) C(d+2,4) / 5"),
+                 ("conditions the lines impose on R_4(Gr(2,d))", conditions, r4, "dim R_4")]
+    predicted = r2 * conditions
+    span = {"predicted": predicted, "predicted_text": "dim R_2(Gr(2,d)) x (conditions the "
+            "lines impose on R_4(Gr(2,d)))", "all_lines_bound": r4 * r2,
+            "all_lines_bound_text": "dim R_4 x dim R_2"}
+    if context is not None and family.size <= MAX_SPAN_MEMBERS:
+        measured = span_rank(family, range(family.size), context,
+                             points=min(family.size, r4 * r2) + 8)
+        span.update(measured_rank_mod_p=measured, agrees=measured == predicted)
+    elif context is not None:
+        span["not_measured"] = f"more than {MAX_SPAN_MEMBERS} members"
+    evidence = {"lines": lineset.text(), "line_list": [[list(x), list(z)] for x, z in lineset.lines],
+                "span_dimension": span}
+    note = (f"; the {family.size} members span {span['measured_rank_mod_p']} dimensions "
+            f"(predicted {predicted}, all lines <= {r4 * r2})") if "measured_rank_mod_p" in span else ""
+    return count_verdict(rows, evidence, [], note)
+
+
+def span_rank(family, members, context, prime: int = DEFAULT_PRIME,
+              points: int | None = None) -> int:
+    """Rank over F_p of the values of the chosen members at random points of F_p^N
+    (``points``, default one more than 8 per member).
 
     A lower bound on the dimension of their span over Q (evaluation factors through the
     coefficient matrix), equal to it unless the random points are special."""
     members = list(members)
-    count = len(members) + 8
+    count = points or len(members) + 8
     y = context.sampler.spawn(19).prime_field((count, len(family.coords)), prime)
     point = Point(np.concatenate([y, np.zeros((count, 1), dtype=np.int64)], axis=1))
-    _, values = next(family.chunks(point, ModPArithmetic(prime)))
+    values = np.concatenate([v for _, v in family.chunks(point, ModPArithmetic(prime))], axis=1)
     return rank_mod_p(values[:, members], prime)
 
 

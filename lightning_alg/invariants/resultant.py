@@ -41,6 +41,7 @@ from sympy.polys.rings import ring
 from kernels.errors import BadInput
 from kernels.polyeval import CompiledFamily, compile_polynomials
 from lightning_alg.coordinates import CoordinateSystem
+from lightning_alg.invariants.grassmannian import interpolation_lines
 from lightning_alg.invariants.structured import StructuredFamily, det_leibniz
 from lightning_alg.invariants.veronese import omega
 from lightning_alg.labels import Label
@@ -201,22 +202,85 @@ def span_dimension(d: int) -> int:
     return d * d * (d * d - 1) // 12
 
 
+@dataclass(frozen=True)
+class PairResultants:
+    """Res(Q_u^L, Q_w^L) at fixed pairs (u, w), as polynomials in the generic (A, B, C).
+
+    Res(Q_u, Q_w) is a quadratic form in the Pluecker coordinates of (u, w) (it gains
+    det(g)^2 under (u, w) -> g (u, w), g in GL_2), so its values at the
+    d^2 (d^2 - 1) / 12 pairs of :func:`~lightning_alg.invariants.grassmannian.interpolation_lines`
+    (degree 2) span the same space as its coefficients in u, w (module doc of
+    :mod:`~lightning_alg.invariants.grassmannian`); the first C(d, 2) pairs are
+    (e_r, e_s), giving the pairwise resultants Res(q_r^L, q_s^L).
+    """
+
+    d: int
+    pairs: tuple
+    polynomials: tuple
+    descriptions: tuple
+
+
+def pair_name(u, w) -> str:
+    """Res(q_r^L, q_s^L) for u = e_r, w = e_s, else Res(Q_u^L, Q_w^L) with u, w printed."""
+    unit = lambda v: sorted(v) == [0] * (len(v) - 1) + [1]
+    if unit(u) and unit(w):
+        return f"Res(q_{u.index(1) + 1}^L, q_{w.index(1) + 1}^L)"
+    vec = lambda v: "(" + ",".join(map(str, v)) + ")"
+    return f"Res(Q_u^L, Q_w^L), u = {vec(u)}, w = {vec(w)}"
+
+
+@lru_cache(maxsize=None)
+def pair_resultants(d: int) -> PairResultants:
+    """ADM Def 37's determinant of (Q_u, Q_w) for the interpolation pairs (u, w), in QQ[A, B, C]."""
+    R, *gens = ring(coefficient_symbols(d), QQ)
+    A, B, C = (gens[k * d:(k + 1) * d] for k in range(3))
+    combination = lambda z: tuple(sum((z[s] * X[s] for s in range(d)), R.zero) for X in (A, B, C))
+    pairs = interpolation_lines(d, 2)
+    polys = tuple(sylvester_resultant(combination(u), combination(w)).as_expr() for u, w in pairs)
+    descriptions = tuple({"source": THM40, "kind": "pair", "u": list(u), "w": list(w),
+                          "name": pair_name(u, w)} for u, w in pairs)
+    return PairResultants(d, pairs, polys, descriptions)
+
+
+#: The generic member lists a line's family can use: every coefficient of Res(Q_u, Q_w)
+#: in u, w (ADM Thm 40, Example 42), or its values at the interpolation pairs.
+GENERIC = {"coefficients": generic_resultants, "pairs": pair_resultants}
+
+
+_COMPILED: dict = {}
+
+
+def compiled_generic(generic, selection: tuple) -> CompiledFamily:
+    """The chosen generic polynomials compiled over the symbols A, B, C, once per generic
+    list (the cache holds the list itself, so a recomputed list is compiled afresh)."""
+    key = (id(generic), selection)
+    cached = _COMPILED.get(key)
+    if cached is None or cached[0] is not generic:
+        cached = (generic, compile_polynomials([generic.polynomials[k] for k in selection],
+                                               {x: k for k, x in enumerate(coefficient_symbols(generic.d))}))
+        _COMPILED[key] = cached
+    return cached[1]
+
+
 # -- the families ---------------------------------------------------------------------
 
 class ResultantQuartics(StructuredFamily):
-    """ADM Thm 40's quartics for one line: generic resultants composed with the forms."""
+    """ADM Thm 40's quartics for one line: generic resultants composed with the forms.
+
+    ``kind`` "coefficients": the pairwise resultants and every distinct coefficient of
+    Res(Q_u^L, Q_w^L) in u, w; "pairs": Res(Q_u^L, Q_w^L) at the pairs of
+    :func:`pair_resultants` (same span, d^2 (d^2 - 1) / 12 members)."""
 
     name = "resultant quartics (ADM Thm 40)"
 
-    def __init__(self, coords: CoordinateSystem, context: int, xi, zeta, selection=None):
+    def __init__(self, coords: CoordinateSystem, context: int, xi, zeta, selection=None,
+                 kind: str = "coefficients"):
         self.coords, self.context, self.xi, self.zeta = coords, context, tuple(xi), tuple(zeta)
-        self.generic = generic_resultants(coords.d)
+        self.kind = kind
+        self.generic = GENERIC[kind](coords.d)
         self.selection = list(range(len(self.generic.polynomials))) if selection is None \
             else list(selection)
-        symbols = coefficient_symbols(coords.d)
-        self.compiled: CompiledFamily = compile_polynomials(
-            [self.generic.polynomials[k] for k in self.selection],
-            {x: k for k, x in enumerate(symbols)})
+        self.compiled: CompiledFamily = compiled_generic(self.generic, tuple(self.selection))
         self.form_index, self.form_coeff = restricted_forms(coords, context, xi, zeta)
 
     @property
@@ -242,7 +306,7 @@ class ResultantQuartics(StructuredFamily):
 
     def restrict(self, index):
         return ResultantQuartics(self.coords, self.context, self.xi, self.zeta,
-                                 [self.selection[index]])
+                                 [self.selection[index]], self.kind)
 
     def printable_terms(self, index):
         generic_terms = len(sympy.Add.make_args(self.generic.polynomials[self.selection[index]]))
