@@ -67,6 +67,8 @@ class ResultantClaim(Claim):
     examples = ({"d": 3, "t": 2, "a": 1}, {"d": 3, "t": 2, "a": 2},
                 {"d": 3, "t": 2, "a": 3},                               # ADM Examples 41, 42
                 {"d": 3, "t": 2, "a": 3, "line": "1,1,0:0,1,1"},
+                {"d": 3, "t": 2, "a": 3, "line": "all"},                # ADM Remark 43
+                {"d": 4, "t": 2, "a": 4, "line": "all", "method": "exact"},
                 {"d": 6, "t": 3, "a": 6, "method": "exact"})
 
     def validate(self, params):
