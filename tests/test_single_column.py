@@ -136,7 +136,9 @@ def test_evaluations_agree():
 # -- Lemma 16 ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("kind, case", [("generic", 1), ("square", 2), ("divisible", 2), ("zero", 2)])
 def test_lemma16_annihilator_both_cases(kind, case):
-    rng = random.Random(hash(kind) % 1000)
+    # a fixed seed per kind (str hash() changes with PYTHONHASHSEED, and a random small-integer
+    # "generic" draw can land in Lemma 16's special case 2)
+    rng = random.Random(sum(map(ord, kind)))
     for d in (3, 4, 5):
         xs = sympy.symbols(f"x1:{d + 1}")
         for _ in range(4):
