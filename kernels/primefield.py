@@ -70,6 +70,15 @@ def nullspace_mod_p(matrix: np.ndarray, prime: int) -> np.ndarray:
     return entries.T.copy()
 
 
+def pivot_rows(matrix: np.ndarray, prime: int) -> list[int]:
+    """Indices of the first maximal set of linearly independent rows over F_p."""
+    reduced, rank = to_nmod_mat(np.ascontiguousarray(matrix.T), prime).rref()
+    pivots = []
+    for i in range(rank):
+        pivots.append(next(j for j in range(reduced.ncols()) if int(reduced[i, j]) != 0))
+    return pivots
+
+
 def matmul_mod_p(left, right, prime: int):
     """``left @ right mod p`` for int64 residues < 2^31 without int64 overflow.
 

@@ -26,7 +26,7 @@ import numpy as np
 from flint import nmod_mat
 
 from kernels.errors import BadInput
-from kernels.primefield import matmul_mod_p, to_nmod_mat
+from kernels.primefield import matmul_mod_p, pivot_rows, to_nmod_mat
 
 #: More symmetry-tangent entries than this are not formed (no upper bound is certified).
 MAX_TANGENT_ENTRIES = 20_000_000
@@ -42,15 +42,6 @@ def _from_nmod(matrix: nmod_mat) -> np.ndarray:
 def inverse_mod_p(matrix: np.ndarray, prime: int) -> np.ndarray:
     """The inverse over F_p of a square matrix (ZeroDivisionError if singular)."""
     return _from_nmod(to_nmod_mat(matrix, prime).inv())
-
-
-def pivot_rows(matrix: np.ndarray, prime: int) -> list[int]:
-    """Indices of the first maximal set of linearly independent rows over F_p."""
-    reduced, rank = to_nmod_mat(np.ascontiguousarray(matrix.T), prime).rref()
-    pivots = []
-    for i in range(rank):
-        pivots.append(next(j for j in range(reduced.ncols()) if int(reduced[i, j]) != 0))
-    return pivots
 
 
 def outer_mod_p(u: np.ndarray, w: np.ndarray, prime: int) -> np.ndarray:

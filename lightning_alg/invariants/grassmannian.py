@@ -28,9 +28,8 @@ from math import comb
 
 import numpy as np
 
-from kernels.primefield import rank_mod_p
+from kernels.primefield import pivot_rows, rank_mod_p
 from kernels.sampling import DEFAULT_PRIME
-from lightning_alg.fibres import pivot_rows
 from lightning_alg.interpolation import all_monomials, evaluate_monomials
 
 Pair = tuple[tuple[int, ...], tuple[int, ...]]
