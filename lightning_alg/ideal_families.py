@@ -135,8 +135,6 @@ def collect_families(claims, values: dict, coords: CoordinateSystem, max_degree:
         entry = FamilySource(row_id, claim.source)
         out.append(entry)
         start = time.perf_counter()
-        if getattr(claim, "member_degree", 0) > max_degree:   # all members above the table
-            continue
         takes = {p.name for p in claim.params}
         try:
             params = claim.resolve({**{k: v for k, v in values.items() if k in takes}, **overrides})
@@ -146,6 +144,9 @@ def collect_families(claims, values: dict, coords: CoordinateSystem, max_degree:
         violation = claim.hypothesis_violation(params)
         if violation:
             entry.skipped = f"not-applicable: {violation}"
+            continue
+        lowest = getattr(claim, "lowest_member_degree", None)
+        if lowest is not None and lowest(params) > max_degree:   # all members above the table
             continue
         try:
             sparse = getattr(claim, "sparse_members", None)

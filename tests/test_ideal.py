@@ -404,3 +404,19 @@ def test_sparse_members_agree_with_sympy_members():
     report, _ = compute_ideal(3, 2, 3, max_degree=4, families=[Expanded()])
     row = report.attribution["degrees"][-1]["families"][0]
     assert not row["multihomogeneous"] and row["span"] == row["new_generators"] == 90
+
+
+def test_families_whose_lowest_members_lie_above_the_table_are_not_built(monkeypatch):
+    """chow-111 at d = 3 has only degree-7 members (Remark 23's Lie minors): an ideal up to
+    degree 3 must not build them; up to degree 7 it would (the hook, not a constant, decides)."""
+    from lightning_alg.claims.single_column import Chow111Claim
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("members built below their degree")
+
+    monkeypatch.setattr(Chow111Claim, "members", refuse)
+    report, _ = ideal_module.compute_ideal(d=3, t=2, a=1, max_degree=3)
+    assert not [s for s in report.attribution["skipped"] if s["id"] == "chow-111"]
+    claim = Chow111Claim()
+    assert claim.lowest_member_degree(claim.resolve({"d": 3, "t": 2})) == 7
+    assert claim.lowest_member_degree(claim.resolve({"d": 4, "t": 2})) == 4

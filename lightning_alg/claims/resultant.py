@@ -62,14 +62,16 @@ class ResultantClaim(Claim):
     methods = METHODS
     #: rows of the ``attngeom ideal`` attribution table: the default line, and every line
     attribution_variants = ({}, {"line": lines_mod.ALL})
-    #: the degree of every member (``attngeom ideal`` skips the family below it)
-    member_degree = 4
     examples = ({"d": 3, "t": 2, "a": 1}, {"d": 3, "t": 2, "a": 2},
                 {"d": 3, "t": 2, "a": 3},                               # ADM Examples 41, 42
                 {"d": 3, "t": 2, "a": 3, "line": "1,1,0:0,1,1"},
                 {"d": 3, "t": 2, "a": 3, "line": "all"},                # ADM Remark 43
                 {"d": 4, "t": 2, "a": 4, "line": "all", "method": "exact"},
                 {"d": 6, "t": 3, "a": 6, "method": "exact"})
+
+    def lowest_member_degree(self, params) -> int:
+        """Every member is a quartic (Thm 40): ``attngeom ideal`` skips the family below 4."""
+        return 4
 
     def validate(self, params):
         validate_lightning(params)

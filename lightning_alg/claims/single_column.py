@@ -768,6 +768,13 @@ class Chow111Claim(SingleColumnClaim):
             f"{d * d - 1} at a general cubic",
             "show --limit N prints the vanishing minors (of N, then of M_Lie) one per line"])
 
+    def lowest_member_degree(self, params) -> int:
+        """The degree of the lowest members: the (2a+2)-minors of N when 2a + 2 <= d, else the
+        (r+1)-minors of M_Lie (degree 7 at d = 3), so ``attngeom ideal`` below that degree
+        does not build them."""
+        size = _submatrix_size(params)
+        return size if size <= params["d"] else lie_rank_split_111(params["d"]) + 1
+
     def members(self, params, coords, limit=None) -> list[Invariant]:
         """The 4-minors of N (d >= 4; Example 21's det N for d = 4), then the
         (r+1)-minors of M_Lie (Remark 23) when they can be expanded (d = 3)."""
