@@ -243,12 +243,13 @@ def check_certificates(directory, as_json):
 def ideal(d, t, a, dprime, col, max_degree, families, prime, seed, m2_path, as_json):
     """The vanishing ideal of one output coordinate's attention variety, degree by degree
     (ADM Def 8): dim J_k, minimal generators, family attribution, HMK Cor 3.3."""
-    from lightning_alg.ideal import compute_ideal, render_report
-    from lightning_alg.ideal_export import export_m2
+    from lightning_alg.claims import family_claims
+    from lightning_alg.ideal.m2_export import export_m2
+    from lightning_alg.ideal.report import compute_ideal, render_report
 
     context = _context(seed, None, "numpy", "cpu", as_json)
-    report, engine = compute_ideal(d, t, a, dprime, col, max_degree, families, prime, seed,
-                                   context, keep=bool(m2_path))
+    report, engine = compute_ideal(d, t, a, dprime, col, max_degree, family_claims(families),
+                                   prime, seed, context, keep=bool(m2_path))
     if m2_path:
         report.export = export_m2(engine, max_degree, m2_path)
     if as_json:
@@ -273,7 +274,7 @@ def dimension(layers, d, a, t, dprime, softmax, figure3, out_dir, method, backen
               samples, seed, as_json):
     """Neuromanifold dimension (HMK): parameter count, formula, measured Jacobian rank, verdict."""
     from lightning_alg.claims.hmk import dimension_lines, dimension_report, run_dimension
-    from lightning_alg.hmk_figure3 import figure3_rows, plot_figure3, rows_are_right
+    from lightning_alg.hmk.figure3 import figure3_rows, plot_figure3, rows_are_right
 
     context = _context(seed, samples, backend, device, as_json)
     if figure3:
@@ -326,7 +327,7 @@ def curvature(witness, points, seed, backend, device, as_json, **options):
     WITNESS: sphere (Thm 3.6's gated attention layer) or normal-form (Lemma 3.11's stack).
     Exit 1 when the construction misses its known curvature by more than 1e-10.
     """
-    from geometry_proofs.witnesses import sample_curvature
+    from geometry_proofs.gating.witnesses import sample_curvature
     report = sample_curvature(witness, options, points, seed, backend, device)
     if as_json:
         click.echo(json.dumps(report, indent=1))

@@ -1,13 +1,27 @@
-"""The claims of GEC, GT and RGT, as one registry (filled as the geometry issues land)."""
+"""The claims of GEC, GT and RGT, as one registry.
 
-from geometry_proofs.gating import (
-    CurvatureLowerBoundClaim, CurvatureRobustnessClaim, DepthAmplificationClaim,
-    GatedSphereClaim, GatingSecondDerivativeClaim, GenericNonflatClaim, GraphCurvatureClaim,
-    UngatedFlatClaim, VectorGraphCurvatureClaim)
+Each paper area is a subpackage whose ``claims`` module defines ``CLAIMS``, a list of claim
+instances; they are collected here in the papers' order, so adding a claim needs no edit
+here.
+"""
+
+import importlib
+import importlib.util
+
 from kernels.claim import ClaimRegistry
 
-REGISTRY = ClaimRegistry([
-    UngatedFlatClaim(), CurvatureLowerBoundClaim(), GatingSecondDerivativeClaim(),
-    GatedSphereClaim(), GraphCurvatureClaim(), DepthAmplificationClaim(),
-    VectorGraphCurvatureClaim(), CurvatureRobustnessClaim(), GenericNonflatClaim(),
-])
+#: The paper areas, in the order of `attngeom list`: GEC (gating), GT (gauge), RGT (hyperbolic).
+AREAS = ("gating", "gauge", "hyperbolic")
+
+
+def _collect() -> ClaimRegistry:
+    registry = ClaimRegistry()
+    for area in AREAS:
+        if importlib.util.find_spec(f"{__package__}.{area}.claims") is None:
+            continue
+        for claim in importlib.import_module(f"{__package__}.{area}.claims").CLAIMS:
+            registry.register(claim)
+    return registry
+
+
+REGISTRY = _collect()

@@ -14,6 +14,8 @@ from kernels.primefield import rank_mod_p
 from kernels.verdict import Status
 from lightning_alg.claims import REGISTRY
 from lightning_alg.claims import cross_column as claims_module
+from lightning_alg.claims import cross_cubic as cross_cubic_claims
+from lightning_alg.claims import syzygy as syzygy_claims
 from lightning_alg.claims.base import coordinates_of
 from lightning_alg.coordinates import CoordinateSystem
 from lightning_alg.invariants import coordinate_matrices, cross_cubic, cross_row, low_rank, syzygy
@@ -124,7 +126,7 @@ def test_thm25_count(d, a):
 
 @pytest.mark.parametrize("d", [2, 3, 4, 5])
 def test_thm27_relation_count(d):
-    columns, relations, pivots = claims_module.syzygy_basis(d)
+    columns, relations, pivots = syzygy_claims.syzygy_basis(d)
     assert len(columns) == comb(comb(d + 1, 2), d) and len(pivots) == comb(2 * d - 1, d)
     assert len(relations) == syzygy.thm27_bound(d)
 
@@ -224,7 +226,7 @@ def _transposed_slice(coords, row, col, context, k):
 @pytest.mark.parametrize("method", ["symbolic", "exact", "numeric"])
 def test_mutation_cross_cubic_slices(monkeypatch, method):
     monkeypatch.setattr(cross_cubic, "cross_column_slice", _transposed_slice)
-    monkeypatch.setattr(claims_module, "cross_column_slice", _transposed_slice)
+    monkeypatch.setattr(cross_cubic_claims, "cross_column_slice", _transposed_slice)
     v = CROSS_CUBIC.verify({"d": 3, "t": 2, "a": 3}, method)
     assert v.status is Status.REFUTED and statuses(v)[0] == "refuted"
     assert statuses(v)[1] == "refuted"  # the members, built from the wrong slices, fail too
@@ -299,9 +301,9 @@ def test_mutation_minor_index(monkeypatch, method):
 
 @pytest.fixture
 def fresh_syzygy_basis():
-    claims_module.syzygy_basis.cache_clear()
+    syzygy_claims.syzygy_basis.cache_clear()
     yield
-    claims_module.syzygy_basis.cache_clear()
+    syzygy_claims.syzygy_basis.cache_clear()
 
 
 @pytest.mark.parametrize("method", ["symbolic", "exact", "numeric"])
@@ -348,8 +350,8 @@ def test_mutation_kernel(monkeypatch, fresh_syzygy_basis):
 
 
 def test_mutation_prop24_span(monkeypatch):
-    prop24 = claims_module.CrossCubicClaim().members
-    monkeypatch.setattr(claims_module.SyzygyClaim, "members",
+    prop24 = cross_cubic_claims.CrossCubicClaim().members
+    monkeypatch.setattr(syzygy_claims.SyzygyClaim, "members",
                         lambda self, params, coords, limit=None: prop24(params, coords)[:3])
     verdict = SYZYGY.prop24_span(SYZYGY.resolve({"d": 3, "t": 2}), CoordinateSystem(3, 2))
     assert verdict.status is Status.REFUTED and verdict.counterexample["members_in_span"] == [1, 2, 3]

@@ -8,7 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from geometry_proofs import attention, gates, gating
+from geometry_proofs.gating import attention, depth, flatness, gates
 from geometry_proofs.claims import REGISTRY
 from kernels.claim import CheckContext
 
@@ -89,12 +89,12 @@ def test_lower_bound_holds_for_affine_charts():
 
 
 def test_lower_bound_mutations(monkeypatch):
-    monkeypatch.setattr(gating, "_affine_chart", gating._sphere_target)
+    monkeypatch.setattr(flatness, "_affine_chart", flatness._sphere_target)
     assert status("curvature-lower-bound", variant="affine-chart") == "refuted"
     monkeypatch.undo()
     # without ungated realizations of the sphere there is nothing to refute the printed bound
-    monkeypatch.setattr(gating, "_ungated_sphere_realizations",
-                        lambda: {"affine chart": gating._affine_chart})
+    monkeypatch.setattr(flatness, "_ungated_sphere_realizations",
+                        lambda: {"affine chart": flatness._affine_chart})
     assert status("curvature-lower-bound", variant="printed") == "proved"
 
 
@@ -189,7 +189,7 @@ def test_graph_curvature_examples():
 
 
 def test_graph_curvature_mutation_printed_formula(monkeypatch):
-    monkeypatch.setattr(gating, "lemma_3_12_formula",
+    monkeypatch.setattr(depth, "lemma_3_12_formula",
                         lambda fu, fv, fuu, fuv, fvv: (fuu * fvv + fuv ** 2) / (1 + fu ** 2 + fv ** 2) ** 2)
     assert status("graph-curvature") == "refuted"
     assert status("graph-curvature", method="numeric", samples=20,
@@ -229,7 +229,7 @@ def test_vector_graph_curvature():
 
 def test_vector_graph_mutation_additive_curvature(monkeypatch):
     additive = lambda hessians: sum(h.det() for layers in hessians for h in layers)
-    monkeypatch.setattr(gating, "theorem_3_15_formula", additive)
+    monkeypatch.setattr(depth, "theorem_3_15_formula", additive)
     assert status("vector-graph-curvature", layers=2, ambient=4) == "refuted"
 
 

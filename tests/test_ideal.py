@@ -13,19 +13,20 @@ import sympy
 
 from kernels.errors import BadInput
 from kernels.sampling import DEFAULT_PRIME, Sampler
-from lightning_alg import ideal as ideal_module
-from lightning_alg import interpolation
+from lightning_alg.claims import family_claims
 from lightning_alg.claims.base import FamilyClaim
 from lightning_alg.coordinates import CoordinateSystem
-from lightning_alg.ideal import compute_ideal
-from lightning_alg.ideal_export import export_m2, lift_block
+from lightning_alg.ideal import degree_table, interpolation, variety
+from lightning_alg.ideal.report import compute_ideal
+from lightning_alg.ideal.m2_export import export_m2, lift_block
 from lightning_alg.invariant import Invariant
 from lightning_alg.labels import Label, multisets
 from lightning_alg.polynomial_io import parse_polynomial
 
 
 def table(d, t, a, k, **kw):
-    report, engine = compute_ideal(d, t, a, max_degree=k, families=kw.pop("families", "none"), **kw)
+    report, engine = compute_ideal(d, t, a, max_degree=k, families=family_claims(kw.pop("families", "none")),
+                                   **kw)
     return report, engine
 
 
@@ -78,7 +79,7 @@ def test_other_prime_and_seed_give_the_same_table():
 
 @pytest.mark.parametrize("d,t,a,dprime", [(2, 2, 2, 1), (3, 2, 3, 1), (3, 3, 2, 2), (2, 2, 5, 2)])
 def test_hmk_cor33_against_the_jacobian_rank(d, t, a, dprime):
-    dim = ideal_module.dimension_report(d, t, a, dprime, 1, DEFAULT_PRIME, Sampler(0))
+    dim = variety.dimension_report(d, t, a, dprime, 1, DEFAULT_PRIME, Sampler(0))
     one, whole = dim["hmk_cor33_one_coordinate"], dim["hmk_cor33_whole_output"]
     assert one["applicable"] and one["agrees"] and whole["agrees"]
     # one output coordinate sees only row 1 of V: HMK's formula at d' = 1
@@ -88,14 +89,14 @@ def test_hmk_cor33_against_the_jacobian_rank(d, t, a, dprime):
 
 
 def test_hmk_mutated_formula_disagrees(monkeypatch):
-    monkeypatch.setattr(ideal_module, "single_layer_dimension", lambda d, dp, a: 2 * a * d + d * dp - a * a)
-    dim = ideal_module.dimension_report(3, 2, 3, 1, 1, DEFAULT_PRIME, Sampler(0))
+    monkeypatch.setattr(variety, "single_layer_dimension", lambda d, dp, a: 2 * a * d + d * dp - a * a)
+    dim = variety.dimension_report(3, 2, 3, 1, 1, DEFAULT_PRIME, Sampler(0))
     assert not dim["hmk_cor33_one_coordinate"]["agrees"]
 
 
 def test_symmetry_shortcut_changes_no_figure(monkeypatch):
     fast, _ = table(3, 2, 1, 4)
-    monkeypatch.setattr(ideal_module, "permutation_stable", lambda coords, variables: False)
+    monkeypatch.setattr(degree_table, "permutation_stable", lambda coords, variables: False)
     slow, _ = table(3, 2, 1, 4)
     assert slow.degrees[-1].blocks_computed == slow.degrees[-1].blocks
     assert fast.degrees[-1].blocks_computed < fast.degrees[-1].blocks
@@ -105,8 +106,8 @@ def test_symmetry_shortcut_changes_no_figure(monkeypatch):
 
 def test_permutation_stability_detects_a_lopsided_pivot_set():
     _, engine = table(3, 2, 3, 1)
-    assert ideal_module.permutation_stable(engine.coords, engine.variables)
-    assert not ideal_module.permutation_stable(engine.coords, engine.variables[1:])
+    assert degree_table.permutation_stable(engine.coords, engine.variables)
+    assert not degree_table.permutation_stable(engine.coords, engine.variables[1:])
 
 
 # -- interpolation machinery ---------------------------------------------------------------
@@ -217,7 +218,7 @@ def test_export_with_two_output_rows_names_the_row(run_cli, tmp_path):
 
 
 def test_export_combines_primes_when_one_does_not_lift(tmp_path, monkeypatch):
-    from lightning_alg import ideal_export
+    from lightning_alg.ideal import m2_export as ideal_export
     _, engine = table(2, 2, 2, 4, keep=True)
     single = export_m2(engine, 4, str(tmp_path / "one.m2"))
     calls = []
@@ -310,7 +311,7 @@ def test_attribution_of_members_spread_over_blocks_is_exact():
 
 
 def test_attribution_samples_large_families(monkeypatch):
-    from lightning_alg import ideal_families
+    from lightning_alg.ideal import attribution as ideal_families
     monkeypatch.setattr(ideal_families, "MAX_MEMBERS", 4)
     report, _ = compute_ideal(3, 2, 3, max_degree=3, families=[ListFamily("prop24", prop24_cubics)])
     row = report.attribution["degrees"][2]["families"][0]
@@ -324,7 +325,7 @@ def test_attribution_skips_families_outside_their_hypotheses():
 
 
 def test_registered_linear_family_spans_J1():
-    report, _ = compute_ideal(3, 3, 2, max_degree=2, families="linear")
+    report, _ = compute_ideal(3, 3, 2, max_degree=2, families=family_claims("linear"))
     linear = report.attribution["degrees"][0]
     assert linear["families"][0]["span"] == linear["dim_J_mod_linear"] == 10 + 18
     assert linear["unexplained"] == {"span": 0, "minimal_generators": 0}
@@ -365,7 +366,7 @@ def test_cli_bad_input(run_cli, args, message):
 
 def test_size_limit_is_bad_input():
     with pytest.raises(BadInput):
-        compute_ideal(9, 4, max_degree=6, families="none")
+        compute_ideal(9, 4, max_degree=6)
 
 
 # -- ADM Example 36's quartics: Veronese-type and resultant families -----------------------
@@ -374,7 +375,7 @@ def test_attribution_example_36_every_line_explains_all_90_quartics():
     """Measured (ADM Example 36, 42): the resultants over every line account for all 90
     minimal quartics; Thm 30 + Cor 33 for 18, which lie inside them modulo products."""
     report, _ = compute_ideal(3, 2, 3, max_degree=4,
-                              families="resultant,veronese,block-veronese")
+                              families=family_claims("resultant,veronese,block-veronese"))
     quartic = report.attribution["degrees"][-1]
     rows = {r["id"]: r for r in quartic["families"]}
     assert quartic["minimal_generators"] == 90
@@ -385,7 +386,8 @@ def test_attribution_example_36_every_line_explains_all_90_quartics():
     assert rows["veronese"]["new_generators"] == 9 and rows["block-veronese"]["new_generators"] == 18
     assert quartic["all_families"] == {"span": 117, "new_generators": 90}
     assert quartic["unexplained"]["minimal_generators"] == 0
-    veronese, _ = compute_ideal(3, 2, 3, max_degree=4, families="veronese,block-veronese")
+    veronese, _ = compute_ideal(3, 2, 3, max_degree=4,
+                                 families=family_claims("veronese,block-veronese"))
     assert veronese.attribution["degrees"][-1]["all_families"]["new_generators"] == 18
 
 
@@ -409,13 +411,13 @@ def test_sparse_members_agree_with_sympy_members():
 def test_families_whose_lowest_members_lie_above_the_table_are_not_built(monkeypatch):
     """chow-111 at d = 3 has only degree-7 members (Remark 23's Lie minors): an ideal up to
     degree 3 must not build them; up to degree 7 it would (the hook, not a constant, decides)."""
-    from lightning_alg.claims.single_column import Chow111Claim
+    from lightning_alg.claims.chow111 import Chow111Claim
 
     def refuse(*args, **kwargs):
         raise AssertionError("members built below their degree")
 
     monkeypatch.setattr(Chow111Claim, "members", refuse)
-    report, _ = ideal_module.compute_ideal(d=3, t=2, a=1, max_degree=3)
+    report, _ = compute_ideal(d=3, t=2, a=1, max_degree=3, families=family_claims("all"))
     assert not [s for s in report.attribution["skipped"] if s["id"] == "chow-111"]
     claim = Chow111Claim()
     assert claim.lowest_member_degree(claim.resolve({"d": 3, "t": 2})) == 7

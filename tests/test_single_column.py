@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import sympy
 
+import lightning_alg.claims.chow111 as chow
 import lightning_alg.claims.single_column as sc
 from kernels.claim import CheckContext
 from kernels.primefield import rank_mod_p
@@ -274,7 +275,7 @@ def test_single_column_rank_vacuous_bound(run_cli):
 # -- chow-111 -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("d", range(3, 9))
 def test_remark_23_ranks(d):
-    verdict = verify(sc.Chow111Claim(), "exact", d=d)
+    verdict = verify(chow.Chow111Claim(), "exact", d=d)
     assert verdict.status is Status.VERIFIED
     ranks = next(p for p in verdict.evidence["parts"] if p["summary"].startswith("Remark 23"))
     assert set(ranks["ranks_mod_p"]) == {6 if d == 3 else 3 * d - 2}
@@ -284,13 +285,13 @@ def test_remark_23_ranks(d):
 
 
 def test_example_21_numbers():
-    verdict = verify(sc.Chow111Claim(), "symbolic", d=4)
+    verdict = verify(chow.Chow111Claim(), "symbolic", d=4)
     assert verdict.status is Status.VERIFIED
     assert part_with(verdict, "generic_cubic_rank")["generic_cubic_rank"] == 15
     assert part_with(verdict, "cone_dimension_measured")["cone_dimension_measured"] == 10
     cor22 = next(p for p in verdict.evidence["parts"] if p["summary"].startswith("Cor 22"))
     assert cor22["status"] == "proved"
-    assert verify(sc.Chow111Claim(), "numeric", d=4).status is Status.CONSISTENT
+    assert verify(chow.Chow111Claim(), "numeric", d=4).status is Status.CONSISTENT
 
 
 def test_factor_cubic():
@@ -385,25 +386,25 @@ def test_mutated_decomposition_is_refuted(monkeypatch, method):
 
 @pytest.mark.parametrize("method", ["symbolic", "exact", "numeric"])
 def test_mutated_factors_are_refuted(monkeypatch, method):
-    monkeypatch.setattr(sc, "product_coefficients", lambda a, b, c: product_coefficients(a, a, c))
-    assert verify(sc.Chow111Claim(), method, d=4).status is Status.REFUTED
+    monkeypatch.setattr(chow, "product_coefficients", lambda a, b, c: product_coefficients(a, a, c))
+    assert verify(chow.Chow111Claim(), method, d=4).status is Status.REFUTED
 
 
 def test_perturbed_cubic_does_not_factor(monkeypatch):
     def bumped(values, d):
         out = cubic_coefficients(values, d)
         return [out[0] + 1] + out[1:]
-    monkeypatch.setattr(sc, "cubic_coefficients", bumped)
-    found = sc._integer_factorizations(CoordinateSystem(3, 1), CheckContext(seed=0))
+    monkeypatch.setattr(chow, "cubic_coefficients", bumped)
+    found = chow._integer_factorizations(CoordinateSystem(3, 1), CheckContext(seed=0))
     assert any(degrees != [1, 1, 1] for _, degrees, _ in found)
-    assert verify(sc.Chow111Claim(), "exact", d=3).status is Status.REFUTED
+    assert verify(chow.Chow111Claim(), "exact", d=3).status is Status.REFUTED
 
 
 @pytest.mark.parametrize("shift", [1, -1])
 @pytest.mark.parametrize("method", ["exact", "numeric"])
 def test_mutated_remark_23_rank_is_refuted(monkeypatch, shift, method):
-    monkeypatch.setattr(sc, "lie_rank_split_111", lambda d: lie_rank_split_111(d) + shift)
-    verdict = verify(sc.Chow111Claim(), method, d=5)
+    monkeypatch.setattr(chow, "lie_rank_split_111", lambda d: lie_rank_split_111(d) + shift)
+    verdict = verify(chow.Chow111Claim(), method, d=5)
     assert verdict.status is Status.REFUTED and "Remark 23" in verdict.summary
 
 

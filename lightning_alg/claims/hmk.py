@@ -1,7 +1,7 @@
 """HMK claims about the dimension of the neuromanifold: Cor 3.3 (eq 7), Cor 3.8 (eqs 5, 14,
 32), Thm 3.9 and Conjecture 3.10 (eq 16), and the library side of ``attngeom dimension``.
 
-Dimensions are Jacobian ranks (:mod:`lightning_alg.dimension`): exact over F_p for lightning
+Dimensions are Jacobian ranks (:mod:`lightning_alg.hmk.dimension`): exact over F_p for lightning
 networks, float64 with the singular-value rule of :func:`kernels.jacobian.numerical_rank`
 for softmax, each bracketed by the exact upper bound P - dim(symmetry orbit).
 """
@@ -21,7 +21,7 @@ from kernels.verdict import Verdict, combine, consistent, refuted, verified
 from lightning_alg.claims.hmk_support import (
     LAYERS, NETWORK_PARAMS, PRIME, A, D, DPRIME, T, SingleLayerClaim, formula_show,
     minor_degree, single_layer_dims)
-from lightning_alg.dimension import (
+from lightning_alg.hmk.dimension import (
     FORMULA_TEXT, Architecture, architecture, deep_dimension_corrected, deep_dimension_printed,
     entry_degree, eq5_parameters_printed, measure_exact, measure_numeric,
     parameter_space_dimension, single_layer_dimension, softmax_dimension_printed)

@@ -146,7 +146,7 @@ class ResultantClaim(Claim):
         for ``attngeom ideal``.  The span over every line (``--line all``) is stable under
         GL_d x GL_d acting on (context, slice) indices, hence under the grading torus, so its
         members may be split into multihomogeneous components."""
-        from lightning_alg.ideal_families import SparseMembers
+        from lightning_alg.ideal.attribution import SparseMembers
         family = self.family(params, coords)
         member, monomials, coeff = lines_mod.expand_mod_p(family, prime)
         every_line = isinstance(family, lines_mod.LineUnion) and family.lineset.kind == lines_mod.ALL

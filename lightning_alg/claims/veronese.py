@@ -21,7 +21,6 @@ from math import comb, factorial
 
 import numpy as np
 import sympy
-
 from flint import fmpq
 
 from kernels.claim import METHODS, Claim, Param

@@ -30,7 +30,7 @@ import numpy as np
 
 from kernels.primefield import pivot_rows, rank_mod_p
 from kernels.sampling import DEFAULT_PRIME
-from lightning_alg.interpolation import all_monomials, evaluate_monomials
+from kernels.monomials import all_monomials, evaluate_monomials
 
 Pair = tuple[tuple[int, ...], tuple[int, ...]]
 

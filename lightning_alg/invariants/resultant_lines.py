@@ -47,7 +47,7 @@ from kernels.errors import BadInput
 from kernels.primefield import residue
 from kernels.sampling import DEFAULT_PRIME, Sampler
 from lightning_alg.coordinates import CoordinateSystem
-from lightning_alg.interpolation import sum_terms_mod_p
+from kernels.monomials import sum_terms_mod_p
 from lightning_alg.invariants import resultant as res
 from lightning_alg.invariants.grassmannian import (
     Pair, coordinate_ring_dimension, independent, interpolation_lines)

@@ -15,8 +15,8 @@ import time
 import numpy as np
 import pytest
 
-from geometry_proofs import attention
-from geometry_proofs.gating import uniform_points
+from geometry_proofs.gating import attention
+from geometry_proofs.gating.common import uniform_points
 from geometry_proofs.riemann import Immersion
 from kernels.backend import get_backend
 from kernels.sampling import Sampler

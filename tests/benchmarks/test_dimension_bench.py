@@ -17,7 +17,7 @@ import time
 import pytest
 
 from kernels.claim import CheckContext
-from lightning_alg.hmk_figure3 import figure3_rows, rows_are_right
+from lightning_alg.hmk.figure3 import figure3_rows, rows_are_right
 
 pytestmark = pytest.mark.benchmark
 

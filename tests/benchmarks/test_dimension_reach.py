@@ -37,7 +37,7 @@ import pytest
 
 from kernels.errors import BadInput
 from kernels.sampling import Sampler
-from lightning_alg.dimension import (Architecture, deep_dimension_corrected, measure_exact,
+from lightning_alg.hmk.dimension import (Architecture, deep_dimension_corrected, measure_exact,
                                      measure_numeric, softmax_dimension_printed)
 
 pytestmark = pytest.mark.benchmark

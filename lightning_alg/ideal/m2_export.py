@@ -24,12 +24,13 @@ import numpy as np
 from sympy import prevprime
 
 from kernels.errors import BadInput
+from kernels.monomials import evaluate_monomials
 from kernels.primefield import matmul_mod_p
 from kernels.sampling import Sampler
 from kernels.verdict import schwartz_zippel_bound
-from lightning_alg.ideal import STREAM_EXPORT, AttentionIdeal
-from lightning_alg.interpolation import (
-    FRESH_POINTS, chinese_remainder, evaluate_monomials, free_columns, rational_reconstruction)
+from lightning_alg.ideal.degree_table import STREAM_EXPORT, AttentionIdeal
+from lightning_alg.ideal.interpolation import (
+    FRESH_POINTS, chinese_remainder, free_columns, rational_reconstruction)
 from lightning_alg.parametrization import Parametrization, sample_weights_mod_p
 
 #: Primes tried one after the other when a basis does not lift from fewer.

@@ -27,7 +27,7 @@ Measurement.  The dimension is the generic rank of the Jacobian of (Q, K, V) -> 
 phi restricted to N inputs X (HMK §3.4's finite-sample approach; for polynomial maps the
 restriction loses nothing once enough inputs are taken).  Exact: over F_p at random weights
 and inputs (a certified lower bound); floating point: SVD with the rule of
-:func:`kernels.jacobian.numerical_rank`.  The known symmetries (:mod:`lightning_alg.fibres`)
+:func:`kernels.jacobian.numerical_rank`.  The known symmetries (:mod:`lightning_alg.hmk.fibres`)
 give the exact upper bound P - s; when the two meet the dimension is determined.
 """
 
@@ -43,7 +43,7 @@ from kernels.errors import BadInput
 from kernels.jacobian import NumericalRank, jacobian_float, jacobian_mod_p, numerical_rank
 from kernels.primefield import matmul_mod_p, rank_mod_p, rank_reaches_mod_p
 from kernels.sampling import DEFAULT_PRIME, Sampler
-from lightning_alg.fibres import symmetry_tangents
+from lightning_alg.hmk.fibres import symmetry_tangents
 from lightning_alg.model import (Layer, attention_matrix, deep_lightning_attention,
                                  softmax_attention)
 

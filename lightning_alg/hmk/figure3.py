@@ -6,7 +6,7 @@ For each delta both sweeps are measured at one random point (seeded):
 * softmax (HMK eq 15): float64 Jacobian rank at N = 250 inputs with the singular-value rule of
   :func:`kernels.jacobian.numerical_rank`, against eq (16) ("Expected" in HMK's figure);
 * lightning: exact Jacobian rank over F_p, against eq (14) as printed and the corrected value
-  eq (16) - l (see :mod:`lightning_alg.dimension`).
+  eq (16) - l (see :mod:`lightning_alg.hmk.dimension`).
 
 Every measured rank is also compared with the exact upper bound P - dim(symmetry orbit).
 """
@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from kernels.claim import CheckContext
-from lightning_alg.dimension import (Architecture, deep_dimension_corrected,
+from lightning_alg.hmk.dimension import (Architecture, deep_dimension_corrected,
                                      deep_dimension_printed, measure_exact, measure_numeric,
                                      softmax_dimension_printed)
 

@@ -36,11 +36,12 @@ import numpy as np
 from flint import nmod_mat
 
 from kernels.errors import BadInput
+from kernels.monomials import sum_terms_mod_p
 from kernels.polyeval import compile_polynomials
 from kernels.primefield import matmul_mod_p, residue, to_nmod_mat
 from kernels.sampling import DEFAULT_PRIME, Sampler
 from lightning_alg.coordinates import CoordinateSystem
-from lightning_alg.interpolation import MonomialBlocks, free_columns, rank_of_rows, sum_terms_mod_p
+from lightning_alg.ideal.interpolation import MonomialBlocks, free_columns, rank_of_rows
 
 #: Members per family and degree that are reduced; a larger family is sampled (seeded).
 MAX_MEMBERS = 3000
@@ -92,26 +93,6 @@ class FamilySource:
     totals: dict = field(default_factory=dict)    # degree -> members before sampling
     skipped: str | None = None
     seconds: float = 0.0
-
-
-def family_claims(selection: str = "all") -> list:
-    """The registered claims that list polynomials of J (a ``members(params, coords)``
-    method: every FamilyClaim, and the Veronese, resultant and single-column claims,
-    which evaluate their members without expanding them), all or those named in a list."""
-    from lightning_alg.claims import REGISTRY
-
-    claims = [c for c in REGISTRY if callable(getattr(c, "members", None))]
-    if selection == "all":
-        return claims
-    if selection == "none":
-        return []
-    wanted = [name.strip() for name in selection.split(",") if name.strip()]
-    known = {c.id: c for c in claims}
-    unknown = [name for name in wanted if name not in known]
-    if unknown:
-        raise BadInput(f"--families: {', '.join(unknown)} is not a family claim "
-                       f"(families: {', '.join(sorted(known)) or 'none registered'})")
-    return [known[name] for name in wanted]
 
 
 def attribution_variants(claim) -> list[tuple[str, dict]]:

@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from geometry_proofs import attention
-from geometry_proofs.gating import (
-    MAX_SAMPLES, SPHERE_TOLERANCE, DepthAmplificationClaim, GatedSphereClaim, uniform_points)
+from geometry_proofs.gating import attention
+from geometry_proofs.gating.common import MAX_SAMPLES, SPHERE_TOLERANCE, uniform_points
+from geometry_proofs.gating.depth import DepthAmplificationClaim
+from geometry_proofs.gating.sphere import GatedSphereClaim
 from geometry_proofs.riemann import Immersion
 from kernels.backend import get_backend
 from kernels.claim import CheckContext

@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from geometry_proofs.attention import sphere_patch
+from geometry_proofs.gating.attention import sphere_patch
 from kernels.sampling import Sampler
 
 

@@ -14,7 +14,7 @@
 :func:`symmetry_tangents` gives the Lie-algebra tangent vectors of all these group actions at a
 point of the (Q, K, V) parameter space.  They lie in the kernel of the Jacobian of
 W -> phi_W identically, so their rank s gives the exact upper bound P - s on the dimension of
-the neuromanifold that :mod:`lightning_alg.dimension` compares the measured rank with.
+the neuromanifold that :mod:`lightning_alg.hmk.dimension` compares the measured rank with.
 
 Vectors u (x) w are outer products u w^T, as in HMK (A = k (x) q acts as x^T A y =
 (x.k)(q.y)).  Arrays mod p are int64 residues.
