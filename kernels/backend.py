@@ -87,6 +87,19 @@ class Backend:
             for array in arrays:
                 array.block_until_ready()
 
+    def is_out_of_memory(self, error: BaseException) -> bool:
+        """Whether ``error`` is the device running out of memory (torch's OutOfMemoryError,
+        XLA's RESOURCE_EXHAUSTED), which a caller can answer with smaller batches."""
+        if self.name == "torch":
+            return isinstance(error, self.module.cuda.OutOfMemoryError)
+        return self.name == "jax" and "RESOURCE_EXHAUSTED" in str(error)
+
+    def release_memory(self) -> None:
+        """Return cached device memory after an out-of-memory error (torch's caching
+        allocator keeps it otherwise)."""
+        if self.name == "torch" and self.device == "cuda":
+            self.module.cuda.empty_cache()
+
     @property
     def memory_bytes(self) -> int | None:
         """Total memory of the CUDA device (bytes); None on the cpu, where the limits of

@@ -360,13 +360,24 @@ def jacobian_float(func: Func, weights: Sequence[np.ndarray], inputs: np.ndarray
     budget = CHUNK_ENTRIES if not memory else max(CHUNK_ENTRIES, memory // (8 * DEVICE_CHUNK_SHARE))
     per_direction = max(int(np.prod(inputs.shape[1:])), inputs.shape[-1] ** 2) * inputs.shape[0]
     chunk = max(1, budget // per_direction)
-    columns = []
-    for start in range(0, n_params, chunk):
+    columns, start = [], 0
+    while start < n_params:
         basis = np.zeros((min(chunk, n_params - start), n_params))
         basis[np.arange(basis.shape[0]), start + np.arange(basis.shape[0])] = 1.0
-        block = transforms.vmap(directional)(backend.asarray(basis))
-        backend.synchronize(block)
+        try:
+            block = transforms.vmap(directional)(backend.asarray(basis))
+            backend.synchronize(block)
+        except Exception as error:
+            # The chunk bounds the output; a model's intermediates (batched weight products
+            # under vmap) can be larger still.  Halve the chunk on an out-of-memory error.
+            if chunk == 1 or not backend.is_out_of_memory(error):
+                raise
+            block = None
+            backend.release_memory()
+            chunk //= 2
+            continue
         columns.append(backend.to_numpy(block).reshape(basis.shape[0], -1).T)
+        start += basis.shape[0]
     return np.ascontiguousarray(np.concatenate(columns, axis=1))
 
 
