@@ -1,7 +1,9 @@
-"""The GEC claims, in the paper's order (``attngeom list``)."""
+"""The GEC claims, in the paper's order (``attngeom list``): the theorems of §3, then the
+experiment of §4 and Appendix A.2-A.5."""
 
 from geometry_proofs.gating.depth import (
     DepthAmplificationClaim, GraphCurvatureClaim, VectorGraphCurvatureClaim)
+from geometry_proofs.gating.experiment.claims import CLAIMS as EXPERIMENT_CLAIMS
 from geometry_proofs.gating.flatness import CurvatureLowerBoundClaim, UngatedFlatClaim
 from geometry_proofs.gating.robustness import CurvatureRobustnessClaim, GenericNonflatClaim
 from geometry_proofs.gating.sphere import GatedSphereClaim, GatingSecondDerivativeClaim
@@ -10,4 +12,5 @@ CLAIMS = [
     UngatedFlatClaim(), CurvatureLowerBoundClaim(), GatingSecondDerivativeClaim(),
     GatedSphereClaim(), GraphCurvatureClaim(), DepthAmplificationClaim(),
     VectorGraphCurvatureClaim(), CurvatureRobustnessClaim(), GenericNonflatClaim(),
+    *EXPERIMENT_CLAIMS,
 ]
