@@ -59,10 +59,15 @@ def _terminal_progress(iterable, label="", length=None):
         yield from bar
 
 
+def _progress(as_json):
+    """The terminal progress bar, or None when stderr is no terminal or output is JSON."""
+    return _terminal_progress if sys.stderr.isatty() and not as_json else None
+
+
 def _context(seed, samples, backend, device, as_json) -> CheckContext:
-    interactive = sys.stderr.isatty() and not as_json
+    progress = _progress(as_json)
     return CheckContext(seed=seed, samples=samples, backend=backend, device=device,
-                        **({"progress": _terminal_progress} if interactive else {}))
+                        **({"progress": progress} if progress else {}))
 
 
 def _print_verdict(verdict: Verdict, as_json: bool) -> int:
@@ -345,6 +350,118 @@ def curvature(witness, points, seed, backend, device, as_json, **options):
         if "K(0)" in report:
             click.echo(f"  K(0) = {report['K(0)']:.15g}, A_L^2 det D^2 psi(0) = {report['expected_K(0)']}")
     return 1 if report["holds"] is False else 0
+
+
+@cli.command("embed-tree")
+@click.argument("tree_spec", metavar="TREE")
+@click.option("--eps", default="0.1", show_default=True, help="target distortion 1 + eps (> 0)")
+@click.option("--dim", type=int, default=2, show_default=True, help="dimension of H^d (2 only)")
+@click.option("--construction", type=click.Choice(("sarkar", "sala")), default="sarkar",
+              show_default=True, help="Sarkar's tau, or Sala et al. (ICML 2018)'s tau and root")
+@click.option("--bits", type=int, default=None, help="fractional bits of the stored coordinates")
+@click.option("--find-bits", is_flag=True, help="also search the fewest bits needed")
+@click.option("--plot", "plot_path", default=None, metavar="FILE.png", help="draw the embedding")
+@click.option("--json", "as_json", is_flag=True)
+def embed_tree(tree_spec, eps, dim, construction, bits, find_bits, plot_path, as_json):
+    """Embed a tree in the Poincare disk (RGT Thm 3.4 (2)) and measure its distortion.
+
+    TREE: path:N, star:N, balanced:R:DEPTH, random:N[:SEED] or an edge-list file.
+    Exit 1 when the worst-case distortion over all pairs exceeds 1 + eps.
+    """
+    from geometry_proofs.hyperbolic.embedding_reports import embed_tree as run, plot_tree_embedding
+    progress = _progress(as_json)
+    report = run(tree_spec, eps, dim, construction, bits, find_bits,
+                 **({"progress": progress} if progress else {}))
+    embedding = report.pop("_embedding")
+    if plot_path:
+        report["plot"] = plot_tree_embedding(embedding, plot_path)
+    if as_json:
+        click.echo(json.dumps(report, indent=1, default=str))
+    else:
+        click.echo(f"{report['tree']}: {report['nodes']} nodes, height {report['height']} "
+                   f"below root {report['root']}, max degree {report['max_degree']}")
+        click.echo(f"  construction {construction}   tau {report['tau']:.6g}   "
+                   f"eps {report['eps']:g}   H^{dim}")
+        click.echo(f"  worst-case distortion {report['worst_distortion']:.12g} over "
+                   f"{report['pairs']} pairs   (target <= {1 + report['eps']:g})")
+        click.echo(f"  average distortion    {report['average_distortion']:.6g}")
+        click.echo(f"  precision             {report['bits']} fractional bits "
+                   f"(working {report['work_bits']})")
+        if "bits_for_target" in report:
+            click.echo(f"  bits needed           {report['bits_for_target']} for <= 1 + eps, "
+                       f"{report['bits_stable']} for a stable distortion")
+        if "sala_bits_estimate" in report:
+            click.echo(f"  Sala et al. estimate  {report['sala_bits_estimate']:.1f} bits")
+        if not report["valid"]:
+            click.echo(f"  {report['reason']}")
+        if plot_path:
+            click.echo(f"  plot                  {plot_path}")
+        click.echo(f"  time                  {report['seconds']:.2f} s")
+    return 0 if report["holds"] else 1
+
+
+@cli.group()
+def benchmark():
+    """Timing benchmarks of the library's kernels."""
+
+
+@benchmark.command("gauge-attention")
+@click.option("--n", "tokens", type=int, default=128, show_default=True, help="sequence length N")
+@click.option("--k", "dim", type=int, default=100, show_default=True, help="embedding dimension K")
+@click.option("--heads", type=int, default=5, show_default=True, help="heads H (K = H x n, SO(n))")
+@click.option("--batch", type=int, default=3, show_default=True, help="sequences per batch")
+@click.option("--diagonal", is_flag=True, help="diagonal Sigma (GT's configuration)")
+@click.option("--backend", type=click.Choice(BACKENDS), default="numpy", show_default=True)
+@click.option("--device", type=click.Choice(DEVICES), default="cpu", show_default=True)
+@click.option("--repeats", type=int, default=5, show_default=True, help="timed runs (median)")
+@click.option("--no-direct", "no_direct", is_flag=True, help="skip the O(N^2 n^3) direct kernel")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def gauge_attention(tokens, dim, heads, batch, diagonal, backend, device, repeats, no_direct,
+                    seed, as_json):
+    """GT KL attention: structured vs direct kernel vs standard attention (GT Table 4)."""
+    from geometry_proofs.gauge.attention_benchmark import (BenchmarkConfig, format_report,
+                                                           run_benchmark)
+    config = BenchmarkConfig(tokens=tokens, dim=dim, heads=heads, batch=batch,
+                             diagonal=diagonal, backend=backend, device=device,
+                             repeats=repeats, direct=not no_direct, seed=seed)
+    config.validate()
+    progress = _progress(as_json)
+    report = run_benchmark(config, **({"progress": progress} if progress else {}))
+    click.echo(json.dumps(report, indent=1) if as_json else format_report(report))
+    return 0
+
+
+@cli.group()
+def experiment():
+    """Training experiments of the papers (GEC §4)."""
+
+
+@experiment.command("gec")
+@click.option("--task", type=click.Choice(("curved", "linear", "ablation", "all")), default="all",
+              show_default=True, help="the grid: Fig 2-4, Table 1, Fig 5, or all")
+@click.option("--seeds", default="0-4", show_default=True, help="seeds: 0-4 or 0,1,2")
+@click.option("--epochs", type=int, default=20, show_default=True)
+@click.option("--workers", type=int, default=None, help="worker processes (default: CPU count)")
+@click.option("--centres", type=int, default=256, show_default=True,
+              help="test centres carrying the proxy and the invariant curvature")
+@click.option("--device", type=click.Choice(DEVICES), default="cpu", show_default=True)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True)
+@click.option("--json", "as_json", is_flag=True)
+def experiment_gec(task, seeds, epochs, workers, centres, device, out_dir, as_json):
+    """Train GEC's single-block attention models (App. A.5), measure the paper's curvature
+    proxy and the invariant Gaussian curvature, write the CSV, figures and Table 1."""
+    from geometry_proofs.gating.experiment.report import run_and_report, summary_lines
+    from geometry_proofs.gating.experiment.runner import experiment_config
+    config = experiment_config(task, seeds, epochs, workers, centres, device)
+    progress = _progress(as_json)
+    summary = run_and_report(config, Path(out_dir), progress)
+    if as_json:
+        click.echo(json.dumps(summary, indent=1, default=str))
+    else:
+        for line in summary_lines(summary):
+            click.echo(line)
+    return 0
 
 
 def main(argv=None) -> None:

@@ -18,7 +18,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
-NOTEBOOKS = ("adm_invariants.ipynb", "hmk_dimension.ipynb", "gec_curvature.ipynb")
+NOTEBOOKS = ("adm_invariants.ipynb", "hmk_dimension.ipynb", "gec_curvature.ipynb",
+             "gt_gauge.ipynb", "rgt_hyperbolic.ipynb")
 MAX_BYTES = 1_000_000
 
 

@@ -3,20 +3,19 @@ helpers that sample points, build immersions and render verdicts and ``show`` ou
 
 from __future__ import annotations
 
-import json
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 import sympy
 
+from geometry_proofs.claim_support import LimitedClaim
 from geometry_proofs.ops import SymbolicOps
 from geometry_proofs.riemann import Immersion, coordinates, vanishes_identically
-from kernels.backend import get_backend
-from kernels.claim import CheckContext, Claim, Param
+from kernels.claim import CheckContext, Param
 from kernels.errors import BadInput
 from kernels.sampling import Sampler
-from kernels.verdict import Verdict, consistent, proved, refuted
+from kernels.verdict import Verdict, proved, refuted
 
 AMBIENT = Param("ambient", "decoder dimension D of N(mu, I_D) (GEC)", default=3)
 AFFINE_DIM = Param("k", "dimension k of the affine chart a + B phi (GEC Thm 3.1)", default=2)
@@ -46,10 +45,6 @@ NONZERO_MARGIN = 1e-6
 MAX_SAMPLES = 100_000
 
 
-def context_backend(context: CheckContext):
-    return get_backend(context.backend, context.device)
-
-
 def sample_count(context: CheckContext, default: int) -> int:
     count = context.samples or default
     if count > MAX_SAMPLES:
@@ -58,16 +53,8 @@ def sample_count(context: CheckContext, default: int) -> int:
     return count
 
 
-class GECClaim(Claim):
-    """A GEC claim; parameters beyond ``limits`` would not fit in memory or time (BadInput)."""
-
-    limits: dict[str, int] = {}
-
-    def validate(self, params):
-        for name, maximum in self.limits.items():
-            if params.get(name) is not None and params[name] > maximum:
-                raise BadInput(f"--{name.replace('_', '-')} {params[name]} is too large for "
-                               f"{self.id} (at most {maximum})")
+class GECClaim(LimitedClaim):
+    """A GEC claim (parameter limits as :class:`~geometry_proofs.claim_support.LimitedClaim`)."""
 
 
 def uniform_points(sampler: Sampler, count: int, low: float, high: float, dim: int = 2) -> np.ndarray:
@@ -94,39 +81,6 @@ def zero_differences(left, right) -> list[int]:
     return [i for i, diff in enumerate(pairs) if not vanishes_identically(diff, symbols)]
 
 
-def format_value(value) -> str:
-    """A number for a summary: exact values as SymPy prints them, floats rounded to 9
-    decimals and 6 significant digits, so rounding noise does not change the text between
-    machines (certificates compare summaries verbatim)."""
-    if isinstance(value, (float, np.floating)):
-        return f"{round(float(value), 9) + 0.0:.6g}"
-    return str(value)
-
-
-def plain_value(value) -> Any:
-    """Nested lists / arrays of ints, Fractions and SymPy objects as JSON-ready values."""
-    if isinstance(value, np.ndarray):
-        value = value.tolist()
-    if isinstance(value, (list, tuple)):
-        return [plain_value(x) for x in value]
-    if isinstance(value, (bool, int, float, str)):
-        return value
-    return str(value)
-
-
-def render_items(items: list[tuple[str, Any]], fmt: str) -> str:
-    """``show`` output: one "name = object" per line (text / latex / m2 comment) or JSON."""
-    if fmt == "json":
-        return json.dumps({name: plain_value(value) for name, value in items}, indent=1)
-    if fmt == "latex":
-        return "\n".join(f"\\text{{{name}}}: {sympy.latex(sympy.sympify(value))} \\\\"
-                         if isinstance(value, (sympy.Basic, int, Fraction)) else
-                         f"\\text{{{name}}}: \\text{{{value}}} \\\\" for name, value in items)
-    prefix = "-- " if fmt == "m2" else ""
-    text = lambda v: json.dumps(plain_value(v)) if isinstance(v, (list, tuple, np.ndarray)) else str(v)
-    return "\n".join(f"{prefix}{name} = {text(value)}" for name, value in items)
-
-
 def named_checks_verdict(checks: dict[str, bool], evidence: dict, summary: str,
                           counterexample: Callable[[list[str]], dict]) -> Verdict:
     """Exact checks by name: ``proved`` (``summary``) when all hold, else ``refuted`` at
@@ -136,19 +90,6 @@ def named_checks_verdict(checks: dict[str, bool], evidence: dict, summary: str,
         return refuted(method="symbolic", summary=f"fails: {failed[0]}", evidence=evidence,
                        counterexample=counterexample(failed))
     return proved(checked=len(checks), evidence=evidence, summary=summary)
-
-
-def residual_verdict(be, worst: float, tolerance: float, *, checked: int, summary: str,
-                      failure: str, counterexample: dict, evidence: dict | None = None,
-                      holds: bool = True) -> Verdict:
-    """A float64 check: ``consistent`` (``summary``) when the largest relative residual
-    ``worst`` is within ``tolerance`` and the side conditions ``holds``, else ``refuted``
-    (``failure``, ``counterexample``); both carry ``evidence`` and the backend."""
-    if worst > tolerance or not holds:
-        return refuted(method="numeric", backend=be.name, device=be.device, max_residual=worst,
-                       evidence=evidence, summary=failure, counterexample=counterexample)
-    return consistent(checked=checked, max_residual=worst, tolerance=tolerance,
-                      backend=be.name, device=be.device, evidence=evidence, summary=summary)
 
 
 def parse_amplitudes(text: str, layers: int) -> list[Fraction]:

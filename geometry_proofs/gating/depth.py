@@ -9,12 +9,13 @@ import numpy as np
 import sympy
 
 from geometry_proofs import surfaces
+from geometry_proofs.claim_support import (
+    context_backend, format_value, render_items, residual_verdict)
 from geometry_proofs.gating import attention
 from geometry_proofs.gating.common import (
-    AMBIENT, AMPLITUDES, GECClaim, LAYERS, PSI, U_SYMBOL, V_SYMBOL, context_backend,
-    format_value, named_checks_verdict, named_immersion, parse_amplitudes, psi_facts,
-    render_items, residual_verdict, sample_count, symbolic_vector, uniform_points,
-    zero_differences)
+    AMBIENT, AMPLITUDES, GECClaim, LAYERS, PSI, U_SYMBOL, V_SYMBOL, named_checks_verdict,
+    named_immersion, parse_amplitudes, psi_facts, sample_count, symbolic_vector,
+    uniform_points, zero_differences)
 from geometry_proofs.ops import evaluate_expression, parse_expression
 from geometry_proofs.riemann import (
     cancel_trig, fisher_rao_metric, gaussian_curvature, immersion_gaussian_curvature_at)

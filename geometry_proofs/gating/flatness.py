@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
+from geometry_proofs.claim_support import context_backend, format_value, render_items
 from geometry_proofs.gating import attention, gates
 from geometry_proofs.gating.common import (
     AFFINE_DIM, AMBIENT, FLAT_TOLERANCE, GECClaim, SPHERE_TOLERANCE, VARIANT,
-    context_backend, format_value, named_immersion, render_items, sample_count,
-    symbolic_vector, uniform_points)
+    named_immersion, sample_count, symbolic_vector, uniform_points)
 from geometry_proofs.riemann import (
     cancel_trig, components, coordinates, fisher_rao_metric, gaussian_curvature,
     metric_to_christoffel_1st, metric_to_christoffel_2nd, metric_to_riemann_lowered)

@@ -8,11 +8,12 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
+from geometry_proofs.claim_support import context_backend, render_items, residual_verdict
 from geometry_proofs.gating import attention, gates
 from geometry_proofs.gating.common import (
     AMBIENT, DOMAIN_DIM, GECClaim, NONZERO_MARGIN, SPHERE_TOLERANCE, VARIANT,
-    context_backend, named_immersion, render_items, residual_verdict, sample_count,
-    sampled_affine, symbolic_vector, uniform_points, zero_differences)
+    named_immersion, sample_count, sampled_affine, symbolic_vector, uniform_points,
+    zero_differences)
 from geometry_proofs.riemann import (
     Immersion, cancel_trig, coordinates, immersion_to_riemann_lowered_at)
 from kernels.claim import Param

@@ -8,11 +8,11 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
+from geometry_proofs.claim_support import context_backend, format_value, render_items
 from geometry_proofs.gating import attention, gates
 from geometry_proofs.gating.common import (
-    AMBIENT, DOMAIN_DIM, GECClaim, SPHERE_TOLERANCE, context_backend, format_value,
-    named_immersion, render_items, sample_count, sampled_affine, uniform_points,
-    zero_differences)
+    AMBIENT, DOMAIN_DIM, GECClaim, SPHERE_TOLERANCE, named_immersion, sample_count,
+    sampled_affine, uniform_points, zero_differences)
 from geometry_proofs.ops import SymbolicOps
 from geometry_proofs.riemann import (
     components, coordinates, gaussian_curvature, metric_to_christoffel_2nd)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every check of issues 6, 7 and 8 that needs CUDA, for a session that has the GPU machine.
+# Every check that needs CUDA (issues 6, 7, 8, 14, 15, 16), for a session that has the GPU machine.
 # Run from the repository root on that machine, one part per call (each stays under the
 # device tool's 10-minute limit):
 #
@@ -9,13 +9,16 @@
 #   bash tests/benchmarks/run_gpu_checks.sh reach-torch  # how far delta, l go in a minute
 #   bash tests/benchmarks/run_gpu_checks.sh reach-jax    #   (issue 6)
 #   bash tests/benchmarks/run_gpu_checks.sh throughput   # the backend table incl. *-cuda
+#   bash tests/benchmarks/run_gpu_checks.sh hyperbolic   # RGT Prop 9.3 cost table on CUDA
+#   bash tests/benchmarks/run_gpu_checks.sh gauge        # GT KL attention on CUDA (issue 14)
+#   bash tests/benchmarks/run_gpu_checks.sh gec          # GEC experiment, 1 seed x 2 epochs on CUDA (issue 16)
 #
 # The machine has torch, jax, sympy, numpy, networkx, click, matplotlib and pytest, but not
 # python-flint or galgebra: carry them as wheels in .whl (see docs/kernels.md, "GPU runs").
 # Results (JSON and logs) go to $OUT when set (the device tool's output folder), else to
 # tests/benchmarks/results/gpu.
 set -o pipefail
-part=${1:?usage: run_gpu_checks.sh tests|reach-torch|reach-jax|throughput}
+part=${1:?usage: run_gpu_checks.sh tests|reach-torch|reach-jax|throughput|gauge|hyperbolic|gec}
 out=${OUT:-tests/benchmarks/results/gpu}
 mkdir -p "$out"
 if compgen -G ".whl/*.whl" > /dev/null; then
@@ -31,5 +34,8 @@ case "$part" in
     reach-torch) run -m "benchmark and gpu" "tests/benchmarks/test_dimension_reach.py::test_reach_on_cuda[torch]" ;;
     reach-jax)   run -m "benchmark and gpu" "tests/benchmarks/test_dimension_reach.py::test_reach_on_cuda[jax]" ;;
     throughput)  run -m benchmark tests/benchmarks/test_throughput.py::test_throughput_table ;;
+    hyperbolic)  run -m "benchmark and gpu" tests/benchmarks/test_hyperbolic_cost_bench.py ;;
+    gauge)       run -m gpu tests/benchmarks/test_gauge_attention_bench.py tests/test_gauge_attention.py ;;
+    gec)         python3 cli.py experiment gec --seeds 0 --epochs 2 --workers 1 --device cuda --out "$out/gec" 2>&1 | tee "$out/gec_cli.log"; run -m gpu tests/test_gec_experiment.py ;;
     *) echo "unknown part $part" >&2; exit 2 ;;
 esac

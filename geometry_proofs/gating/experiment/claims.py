@@ -22,7 +22,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from geometry_proofs.gating.common import render_items, residual_verdict
+from geometry_proofs.claim_support import render_items, residual_verdict
 from geometry_proofs.gating.experiment import statistics as st
 from geometry_proofs.gating.experiment.proxy import CONDITIONS
 from geometry_proofs.gating.experiment.runner import (

@@ -1,0 +1,143 @@
+"""The counts GT prints, recomputed from the sizes it states (GT §2.5.1, §3.2, Tables 2-4,
+§4.1, §4.3.1, §5.0.5).
+
+Every figure is a :class:`PrintedFigure`: the printed value, the unit of its last printed
+digit, and the value recomputed from the paper's stated sizes.  A figure *reproduces*
+when |printed - recomputed| < one unit of the last printed digit (so 218 for 218.5 and
+5.76M for 5.7665M both reproduce: rounding or truncation at the printed precision).
+
+Stated sizes: vocabulary V = 50,257 (GPT-2 BPE), context L = 128, batch 3, 200k steps;
+gauge VFE: (mu, Sigma, phi) in R^100 x R^100 x so(20) per token (diagonal Sigma),
+theta = {mu_embed, Sigma_embed, phi_embed, W_out} (§3.2, eq 42-43), W_out: R^100 -> R^V;
+standard transformers (Table 2): d = 320, 6 layers, FFN 1280; d = 100, 6 layers, FFN 400.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import flint
+import numpy as np
+import scipy.linalg
+from scipy.sparse.csgraph import connected_components
+
+from kernels.backend import get_backend
+from kernels.kl_attention import block_diagonal, so_basis
+
+VOCABULARY = 50_257
+CONTEXT = 128
+BATCH = 3
+STEPS = 200_000
+
+
+@dataclass(frozen=True)
+class PrintedFigure:
+    """One printed number and its recomputation from the stated sizes."""
+
+    name: str
+    where: str
+    printed: float
+    unit: float
+    computed: float
+    how: str
+
+    @property
+    def gap_in_units(self) -> float:
+        return abs(self.printed - self.computed) / self.unit
+
+    @property
+    def reproduces(self) -> bool:
+        return self.gap_in_units < 1.0
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "where": self.where, "printed": self.printed, "unit": self.unit,
+                "computed": self.computed, "how": self.how, "reproduces": self.reproduces}
+
+
+def so_dimension_by_rank(n: int) -> int:
+    """dim so(n) as the rank of the span of the generators E_ab - E_ba (exact integer
+    matrix, rank over Q by fraction-free elimination in python-flint)."""
+    basis = so_basis(n).reshape(-1, n * n).astype(int)
+    return int(flint.fmpz_mat(basis.tolist()).rank())
+
+
+def transport_blocks(heads: int, n: int, sampler) -> list[int]:
+    """The sizes of the diagonal blocks of the multi-head transport at a random frame
+    (GT eqs 36-37, 45-46): the connected components of the nonzero pattern of
+    diag_h exp(phi_h), computed, not assumed."""
+    be = get_backend("numpy")
+    generators = sampler.floats((heads, n, n), 0.5)
+    generators = generators - np.swapaxes(generators, -1, -2)
+    rotations = np.stack([scipy.linalg.expm(g) for g in generators])
+    pattern = np.abs(block_diagonal(rotations, be)) > 0
+    count, labels = connected_components(pattern, directed=False)
+    return [int(np.sum(labels == label)) for label in range(count)]
+
+
+def gauge_parameters(vocabulary: int = VOCABULARY, dim: int = 100, so_n: int = 20,
+                     diagonal_sigma: bool = True, output_bias: bool = False) -> int:
+    """Parameters of the gauge VFE: per token mu (K), Sigma (K diagonal, or K(K+1)/2), phi
+    (dim so(n)); the output projection K x V (+ V bias)."""
+    sigma = dim if diagonal_sigma else dim * (dim + 1) // 2
+    return vocabulary * (dim + sigma + so_n * (so_n - 1) // 2) + dim * vocabulary + (vocabulary if output_bias else 0)
+
+
+def transformer_parameters(dim: int, layers: int, ffn: int, vocabulary: int = VOCABULARY,
+                           context: int = CONTEXT) -> int:
+    """A GPT-style transformer: tied token embedding V x d, learned positions L x d; per layer
+    Q, K, V, O (d x d + bias), FFN d -> ffn -> d (+ biases), two LayerNorms (2d each); a
+    final LayerNorm."""
+    per_layer = 4 * (dim * dim + dim) + (dim * ffn + ffn) + (ffn * dim + dim) + 2 * 2 * dim
+    return vocabulary * dim + context * dim + layers * per_layer + 2 * dim
+
+
+def architecture_figures(sampler) -> list[PrintedFigure]:
+    """§2.5.1 and eqs 37, 46: dim so(20) = 190, K = 5 x 20 = 100, H = 5 heads."""
+    blocks = transport_blocks(5, 20, sampler)
+    return [
+        PrintedFigure("dim so(20)", "GT §2.5.1", 190, 1, so_dimension_by_rank(20),
+                      "rank of the span of E_ab - E_ba, a < b, in R^{20 x 20}"),
+        PrintedFigure("K", "GT eqs (37), (46)", 100, 1, sum(blocks), "size of rho(exp phi) for rho = 5 x fund"),
+        PrintedFigure("heads H", "GT eqs (37), (46), §3.3", 5, 1, len(blocks),
+                      "diagonal blocks of the transport at a random frame"),
+        PrintedFigure("head size", "GT eq (37)", 20, 1, max(blocks), "largest block"),
+    ]
+
+
+def parameter_figures() -> list[PrintedFigure]:
+    """Table 2 / Table 3: 24.6M (gauge VFE), 23.5M and 5.76M (standard)."""
+    return [
+        PrintedFigure("gauge VFE parameters (M)", "GT Tables 2-3", 24.6, 0.1, gauge_parameters() / 1e6,
+                      "V (100 + 100 + 190) + 100 V, diagonal Sigma, no output bias"),
+        PrintedFigure("standard param-match parameters (M)", "GT Tables 2-3", 23.5, 0.1,
+                      transformer_parameters(320, 6, 1280) / 1e6, "d = 320, 6 layers, FFN 1280"),
+        PrintedFigure("standard embed-match parameters (M)", "GT Tables 2-3", 5.76, 0.01,
+                      transformer_parameters(100, 6, 400) / 1e6, "d = 100, 6 layers, FFN 400"),
+    ]
+
+
+def result_figures() -> list[PrintedFigure]:
+    """Table 3 and §4.1: improvement over random (V / PPL), PPL = exp(loss), 77%."""
+    return [
+        PrintedFigure("gauge improvement (x)", "GT abstract, Table 3, §4.1", 218, 1, VOCABULARY / 230, "V / PPL"),
+        PrintedFigure("param-match improvement (x)", "GT Table 3", 282, 1, VOCABULARY / 178, "V / PPL"),
+        PrintedFigure("embed-match improvement (x)", "GT Table 3", 193, 1, VOCABULARY / 260, "V / PPL"),
+        PrintedFigure("random baseline loss", "GT Table 3", 10.82, 0.01, math.log(VOCABULARY), "ln V"),
+        PrintedFigure("gauge PPL from loss 5.44", "GT Table 3", 230, 1, math.exp(5.44), "exp(loss)"),
+        PrintedFigure("param-match PPL from loss 5.18", "GT Table 3", 178, 1, math.exp(5.18), "exp(loss)"),
+        PrintedFigure("embed-match PPL from loss 5.56", "GT Table 3", 260, 1, math.exp(5.56), "exp(loss)"),
+        PrintedFigure("77% of the standard's performance", "GT §4.1", 77, 1, 100 * 178 / 230, "PPL ratio 178 / 230"),
+    ]
+
+
+def cost_figures() -> list[PrintedFigure]:
+    """Table 4, §4.3.1, §5.0.5: 29x, tokens/s, wall-clock totals, ln 128."""
+    return [
+        PrintedFigure("overhead (x)", "GT Table 4, §4.3.1", 29, 1, 0.43 / 0.015, "0.43 s / 0.015 s"),
+        PrintedFigure("gauge tokens/s", "GT Table 4", 890, 10, BATCH * CONTEXT / 0.43, "3 x 128 / 0.43 s"),
+        PrintedFigure("standard tokens/s", "GT Table 4", 25_000, 1000, BATCH * CONTEXT / 0.015, "3 x 128 / 0.015 s"),
+        PrintedFigure("standard 200k steps (min)", "GT Table 4", 50, 1, STEPS * 0.015 / 60, "200k x 0.015 s"),
+        PrintedFigure("gauge 200k steps (h)", "GT Table 4", 24, 1, STEPS * 0.43 / 3600, "200k x 0.43 s"),
+        PrintedFigure("max attention entropy ln 128", "GT §5.0.5", 4.85, 0.01, math.log(CONTEXT), "ln 128"),
+    ]

@@ -1,0 +1,263 @@
+"""GT KL attention (issue 14): the kernel of kernels.kl_attention (direct vs structured on
+numpy / torch / jax, differentiability, bad input), the Dirac-limit, counts and holonomy
+claims with their mutation tests, and `attngeom benchmark gauge-attention`."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+from geometry_proofs.claims import REGISTRY
+from geometry_proofs.gauge import counts, dirac, holonomy_claims
+from geometry_proofs.gauge.attention_benchmark import BenchmarkConfig, run_benchmark
+from kernels.backend import get_backend
+from kernels.claim import CheckContext
+from kernels.errors import BadInput
+from kernels.kl_attention import (block_diagonal, check_attention_inputs, frame_exp, gaussian_kl,
+                                  gaussian_kl_diagonal, kl_attention_direct, kl_attention_structured,
+                                  multihead_transport, skew, so_basis, so_dimension, split_heads,
+                                  transport)
+from kernels.sampling import Sampler
+
+BACKENDS = ("numpy", "torch", "jax")
+
+
+def _system(seed=0, batch=2, heads=3, tokens=6, n=4, shared=True, scale=0.5):
+    sampler = Sampler(seed)
+    mu = sampler.spawn(0).floats((batch, heads, tokens, n))
+    factor = sampler.spawn(1).floats((batch, heads, tokens, n, n), 0.5)
+    sigma = factor @ np.swapaxes(factor, -1, -2) / n + 0.3 * np.eye(n)
+    variances = np.exp(sampler.spawn(2).floats((batch, heads, tokens, n), 0.3))
+    frames = sampler.spawn(3).floats((batch, 1 if shared else heads, tokens, so_dimension(n)), scale)
+    return mu, sigma, variances, skew(frames, n, get_backend("numpy"))
+
+
+def _reference_kl(mu_q, S_q, mu_p, S_p):
+    precision = np.linalg.inv(S_p)
+    delta = mu_p - mu_q
+    return 0.5 * (np.trace(precision @ S_q) + delta @ precision @ delta - len(mu_q)
+                  + np.linalg.slogdet(S_p)[1] - np.linalg.slogdet(S_q)[1])
+
+
+# -- kernel pieces --------------------------------------------------------------------------
+
+def test_gaussian_kl_matches_textbook_formula_and_diagonal_variant():
+    be = get_backend("numpy")
+    mu, sigma, variances, _ = _system()
+    value = gaussian_kl(mu[0, 0, 0], sigma[0, 0, 0], mu[0, 0, 1], sigma[0, 0, 1], be)
+    assert abs(value - _reference_kl(mu[0, 0, 0], sigma[0, 0, 0], mu[0, 0, 1], sigma[0, 0, 1])) < 1e-12
+    diag = gaussian_kl_diagonal(mu[0, 0, 0], variances[0, 0, 0], mu[0, 0, 1], variances[0, 0, 1], be)
+    full = gaussian_kl(mu[0, 0, 0], np.diag(variances[0, 0, 0]), mu[0, 0, 1], np.diag(variances[0, 0, 1]), be)
+    assert abs(diag - full) < 1e-12
+
+
+def test_frames_transport_and_blocks():
+    be = get_backend("numpy")
+    assert so_basis(20).shape == (190, 20, 20)
+    phi = skew(np.arange(6.0) / 10, 4, be)
+    assert np.allclose(phi, -phi.T)
+    a, b = _system()[3][0, 0, :2]
+    assert np.allclose(transport(a, b, be), scipy.linalg.expm(a) @ scipy.linalg.expm(-b), atol=1e-13)
+    assert np.allclose(frame_exp(5 * a, be), scipy.linalg.expm(5 * a), atol=1e-12)
+    blocks = np.stack([a, b])
+    omega = multihead_transport(blocks, blocks[::-1], be)
+    assert omega.shape == (8, 8) and np.all(omega[:4, 4:] == 0)
+    assert np.allclose(block_diagonal(blocks, be), scipy.linalg.block_diag(a, b))
+
+
+# jax compiles per shape: per-head frames are covered on numpy and torch
+AGREEMENT_CASES = [(backend, diagonal, shared) for backend in BACKENDS for diagonal in (False, True)
+                   for shared in (True, False) if shared or backend != "jax"]
+
+
+@pytest.mark.parametrize("backend,diagonal,shared", AGREEMENT_CASES)
+def test_direct_and_structured_agree(backend, diagonal, shared):
+    be = get_backend(backend)
+    mu, sigma, variances, frames = _system(shared=shared)
+    covariance = variances if diagonal else sigma
+    args = [be.asarray(x) for x in (mu, covariance, frames)]
+    for causal in (False, True):
+        a = kl_attention_direct(*args, 0.7, be, diagonal_sigma=diagonal, causal=causal, chunk=4)
+        b = kl_attention_structured(*args, 0.7, be, diagonal_sigma=diagonal, causal=causal)
+        for name in ("kl", "beta", "values"):
+            assert np.max(np.abs(be.to_numpy(getattr(a, name)) - be.to_numpy(getattr(b, name)))) <= 1e-10
+    # one entry against the definition K_ij = KL(q_i || Omega_ij q_j)
+    if backend == "numpy" and not diagonal:
+        R = [scipy.linalg.expm(f) for f in frames[0, 0]]
+        omega = R[1] @ R[4].T
+        ref = _reference_kl(mu[0, 0, 1], sigma[0, 0, 1], omega @ mu[0, 0, 4], omega @ sigma[0, 0, 4] @ omega.T)
+        assert abs(be.to_numpy(b.kl)[0, 0, 1, 4] - ref) < 1e-11
+
+
+@pytest.mark.parametrize("backend", ["torch", "jax"])
+@pytest.mark.parametrize("diagonal", [False, True])
+def test_structured_kernel_is_differentiable(backend, diagonal):
+    from geometry_proofs.gauge.autodiff import gradient
+    be = get_backend(backend)
+    mu, sigma, variances, _ = _system(batch=1, heads=2, tokens=4, n=3)
+    covariance = variances if diagonal else sigma
+    coords = Sampler(5).floats((1, 1, 4, 3), 0.5)
+
+    def loss(m, s, c):
+        out = kl_attention_structured(m, s, skew(c, 3, be), 0.8, be, diagonal_sigma=diagonal)
+        return (out.values ** 2).sum() + (out.beta * out.kl).sum()
+
+    grads = gradient(be, loss, mu, covariance, coords)
+    value = lambda m, s, c: float(be.to_numpy(loss(be.asarray(m), be.asarray(s), be.asarray(c))))
+    eps = 1e-6
+    for index, (arg, where) in enumerate([(mu, (0, 1, 2, 0)), (coords, (0, 0, 1, 2))]):
+        plus, minus = arg.copy(), arg.copy()
+        plus[where] += eps
+        minus[where] -= eps
+        args_p = [plus if k == index * 2 else x for k, x in enumerate((mu, covariance, coords))]
+        args_m = [minus if k == index * 2 else x for k, x in enumerate((mu, covariance, coords))]
+        fd = (value(*args_p) - value(*args_m)) / (2 * eps)
+        auto = grads[index * 2][where]
+        assert abs(fd - auto) <= 1e-6 * max(1.0, abs(auto))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("backend", ["torch", "jax"])
+def test_kernel_on_cuda(backend):
+    from tests.conftest import cuda_available
+    if not cuda_available(backend):
+        pytest.skip(f"{backend} sees no CUDA device")
+    be = get_backend(backend, "cuda")
+    cpu = get_backend("numpy")
+    for diagonal in (False, True):
+        mu, sigma, variances, frames = _system(shared=False)
+        covariance = variances if diagonal else sigma
+        a = kl_attention_direct(*[be.asarray(x) for x in (mu, covariance, frames)], 0.7, be, diagonal_sigma=diagonal)
+        b = kl_attention_structured(*[be.asarray(x) for x in (mu, covariance, frames)], 0.7, be,
+                                    diagonal_sigma=diagonal)
+        c = kl_attention_structured(mu, covariance, frames, 0.7, cpu, diagonal_sigma=diagonal)
+        for name in ("kl", "beta", "values"):
+            assert np.max(np.abs(be.to_numpy(getattr(a, name)) - be.to_numpy(getattr(b, name)))) <= 1e-10
+            assert np.max(np.abs(be.to_numpy(getattr(b, name)) - getattr(c, name))) <= 1e-10
+
+
+def test_bad_input_is_one_line():
+    mu, sigma, variances, frames = _system()
+    with pytest.raises(BadInput):
+        check_attention_inputs(mu, sigma, frames, 0.0)
+    bad = sigma.copy()
+    bad[0, 0, 0] = -np.eye(4)
+    with pytest.raises(BadInput, match="positive definite"):
+        check_attention_inputs(mu, bad, frames, 1.0)
+    with pytest.raises(BadInput):
+        check_attention_inputs(mu, -variances, frames, 1.0, diagonal_sigma=True)
+    with pytest.raises(BadInput, match="multiple"):
+        split_heads(np.zeros((2, 5, 10)), 3)
+    with pytest.raises(BadInput):
+        BenchmarkConfig(tokens=0).validate()
+    check_attention_inputs(mu, sigma, frames, 1.0)
+
+
+def test_benchmark_library_small():
+    report = run_benchmark(BenchmarkConfig(tokens=6, dim=6, heads=2, batch=1, repeats=1))
+    assert max(report["agreement"].values()) <= 1e-10
+    assert set(report["ratios"]) == {"structured_over_standard", "structured_over_standard_core",
+                                     "direct_over_structured"}
+
+
+# -- claims ---------------------------------------------------------------------------------
+
+def _verify(claim_id, method="auto", **params):
+    return REGISTRY.get(claim_id).verify(params, method, CheckContext(seed=0))
+
+
+EXPECTED = {"gt-dirac-kl": "proved", "gt-cocycle": "proved", "gt-holonomy": "proved",
+            "gt-curvature-minimization": "refuted", "gt-counts-architecture": "proved",
+            "gt-counts-parameters": "consistent", "gt-counts-results": "consistent",
+            "gt-counts-cost": "consistent"}
+
+
+@pytest.mark.parametrize("claim_id", sorted(EXPECTED))
+def test_claim_first_example(claim_id):
+    claim = REGISTRY.get(claim_id)
+    example = dict(claim.examples[0])
+    method = example.pop("method", "auto")
+    assert claim.verify(example, method, CheckContext(seed=0)).status.value == EXPECTED[claim_id]
+    assert claim.show(claim.resolve(example), "text")
+
+
+def test_dirac_limit_printed_holds_for_equal_norms_only():
+    assert _verify("gt-dirac-limit", key_norms="equal").status.value == "consistent"
+    printed = _verify("gt-dirac-limit", key_norms="unequal")
+    assert printed.status.value == "refuted"
+    assert printed.counterexample["error"] > 1e-3
+    assert printed.evidence["derived limit max |diff|"] <= 1e-8
+    assert _verify("gt-dirac-limit", key_norms="unequal", variant="corrected").status.value == "consistent"
+
+
+def test_key_norm_term_does_not_wash_out_with_dimension():
+    be = get_backend("numpy")
+    distances = [dirac.key_norm_effect(Sampler(0), 64, n, be) for n in (4, 16, 64)]
+    assert min(distances) > 0.1
+
+
+def test_dirac_numeric_examples():
+    assert _verify("gt-dirac-kl", "numeric", dim=5).status.value == "consistent"
+    assert _verify("gt-holonomy", "numeric", dim=5, tokens=5).status.value == "consistent"
+    assert _verify("gt-cocycle", "numeric", dim=4, tokens=4).status.value == "consistent"
+
+
+def test_mutation_dirac_kl(monkeypatch):
+    monkeypatch.setattr(dirac, "isotropic_kl_eq47", lambda mi, mj, om, s: ((mi - om @ mj) ** 2).sum() / s)
+    assert _verify("gt-dirac-kl", "numeric", dim=3).status.value == "refuted"
+    monkeypatch.setattr(dirac, "isotropic_kl_eq47_symbolic",
+                        lambda mi, mj, om, s: ((mi - om * mj).T * (mi - om * mj))[0, 0] / s)
+    assert _verify("gt-dirac-kl", "symbolic", dim=2).status.value == "refuted"
+
+
+def test_mutation_dirac_limit(monkeypatch):
+    monkeypatch.setattr(dirac, "corrected_limit", dirac.printed_limit)
+    assert _verify("gt-dirac-limit", key_norms="unequal", variant="corrected").status.value == "refuted"
+
+
+def test_mutation_holonomy(monkeypatch):
+    monkeypatch.setitem(holonomy_claims.TRANSPORT, "numeric", "exp-difference")
+    assert _verify("gt-holonomy", "numeric", dim=3, tokens=4).status.value == "refuted"
+    assert _verify("gt-cocycle", "numeric", dim=3, tokens=3).status.value == "refuted"
+    # a curved connection has curvature to minimize: the verdict flips
+    assert _verify("gt-curvature-minimization", dim=3, tokens=3).status.value == "consistent"
+    monkeypatch.setitem(holonomy_claims.TRANSPORT, "symbolic", "no-inverse")
+    assert _verify("gt-holonomy", "symbolic", dim=2).status.value == "refuted"
+
+
+def test_mutation_counts(monkeypatch):
+    monkeypatch.setattr(counts, "gauge_parameters", lambda: counts.VOCABULARY * (100 + 5050 + 190) + 100 * counts.VOCABULARY)
+    assert _verify("gt-counts-parameters").status.value == "refuted"
+    monkeypatch.setattr(counts, "VOCABULARY", 50_000)
+    assert _verify("gt-counts-results").status.value == "refuted"
+    monkeypatch.setattr(counts, "so_dimension_by_rank", lambda n: n * (n + 1) // 2)
+    assert _verify("gt-counts-architecture").status.value == "refuted"
+
+
+# -- CLI ------------------------------------------------------------------------------------
+
+def test_cli_benchmark_gauge_attention(run_cli):
+    code, out, err = run_cli("benchmark", "gauge-attention", "--n", 6, "--k", 6, "--heads", 2,
+                             "--batch", 1, "--repeats", 1)
+    assert code == 0 and "direct_over_structured" in out
+    code, out, _ = run_cli("benchmark", "gauge-attention", "--n", 4, "--k", 4, "--heads", 2,
+                           "--diagonal", "--no-direct", "--repeats", 1, "--json")
+    assert code == 0 and json.loads(out)["config"]["diagonal"] is True
+    code, out, err = run_cli("benchmark", "gauge-attention", "--k", 10, "--heads", 3)
+    assert code == 2 and "multiple" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run_cli("benchmark", "gauge-attention", "--n", 0)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_cli_claims(run_cli):
+    code, out, _ = run_cli("list", "--source", "GT")
+    assert code == 0 and "gt-dirac-limit" in out and "gt-holonomy" in out
+    code, out, _ = run_cli("verify", "gt-dirac-limit", "--key-norms", "unequal")
+    assert code == 1 and "refuted" in out
+    code, _, err = run_cli("verify", "gt-dirac-limit", "--coupling", "-1")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    code, out, _ = run_cli("show", "gt-dirac-limit", "--format", "latex")
+    assert code == 0 and "softmax" in out

@@ -1,0 +1,450 @@
+"""RGT geometry: the Poincare ball, Lorentz model, products, Frechet means, attention variants
+and their claims (verdicts at the examples, mutation tests, bad input, backends, geoopt)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from geometry_proofs.hyperbolic import (
+    attention, cost, frechet, layers, lorentz, poincare, products, tangent_error, volume)
+from geometry_proofs.hyperbolic.cost_claims import CostClaim
+from geometry_proofs.hyperbolic.frechet_claims import (
+    EinsteinMidpointClaim, FrechetAlgorithmClaim, GyroAttentionWeightsClaim)
+from geometry_proofs.hyperbolic.geometry_claims import (
+    ClippingClaim, ExpLogClaim, GeodesicDistanceClaim, GyrogroupClaim, LorentzIsometryClaim, ParallelTransportClaim,
+    PoincareCurvatureClaim)
+from geometry_proofs.hyperbolic.layers_claims import GeodesicResidualClaim, RiemannianNormClaim, RiemannianSGDClaim
+from geometry_proofs.hyperbolic.products_claims import ProductManifoldClaim
+from geometry_proofs.hyperbolic.stability_claims import LorentzStabilityClaim
+from geometry_proofs.hyperbolic.tangent_claims import TangentAttentionErrorClaim
+from geometry_proofs.hyperbolic.volume_claims import VolumeGrowthClaim
+from kernels.backend import get_backend
+from kernels.claim import CheckContext
+from kernels.errors import BadInput
+from kernels.sampling import Sampler
+
+ALL = [PoincareCurvatureClaim(), ClippingClaim(), GyrogroupClaim(), GeodesicDistanceClaim(), ExpLogClaim(),
+       LorentzIsometryClaim(), ParallelTransportClaim(), GyroAttentionWeightsClaim(),
+       FrechetAlgorithmClaim(), EinsteinMidpointClaim(), GeodesicResidualClaim(),
+       RiemannianNormClaim(), RiemannianSGDClaim(), TangentAttentionErrorClaim(),
+       VolumeGrowthClaim(), ProductManifoldClaim(), CostClaim(), LorentzStabilityClaim()]
+
+#: The verdict of every claim at each of its examples, as measured (docs/hyperbolic.md).
+EXPECTED = {
+    "poincare-curvature": ["proved", "proved", "consistent"],
+    "poincare-clipping": ["consistent", "consistent"],
+    "mobius-gyrogroup": ["proved", "consistent"],
+    "poincare-distance-geodesic": ["consistent", "consistent"],
+    "exp-log-inverse": ["consistent", "consistent"],
+    "lorentz-ball-isometry": ["consistent", "consistent"],
+    "parallel-transport": ["consistent", "consistent"],
+    "gyro-attention-weights": ["consistent", "consistent"],
+    "frechet-algorithm-1": ["consistent", "consistent", "refuted"],
+    "einstein-midpoint-shortcut": ["refuted", "consistent"],
+    "geodesic-residual": ["consistent", "consistent"],
+    "riemannian-norm": ["consistent", "consistent"],
+    "riemannian-sgd": ["consistent", "consistent"],
+    "tangent-attention-error": ["refuted", "consistent"],
+    "hyperbolic-volume-growth": ["proved", "proved", "refuted", "refuted"],
+    "product-manifold": ["consistent", "consistent"],
+    "riemannian-attention-cost": ["refuted", "refuted"],
+    "lorentz-stability": ["consistent"],
+}
+
+
+def verify(claim, example: dict):
+    example = dict(example)
+    method = example.pop("method", "auto")
+    samples = example.pop("samples", None)
+    return claim.verify(example, method, CheckContext(seed=0, samples=samples))
+
+
+def by_id(claim_id):
+    return next(c for c in ALL if c.id == claim_id)
+
+
+# --------------------------------------------------------------------------------------
+# verdicts at the examples
+# --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("claim", ALL, ids=lambda c: c.id)
+def test_examples_verdicts(claim):
+    assert claim.examples, claim.id
+    got = [verify(claim, ex).status.value for ex in claim.examples]
+    assert got == EXPECTED[claim.id]
+
+
+def test_registry_lists_every_claim(run_cli):
+    code, out, _ = run_cli("list", "--source", "RGT")
+    assert code == 0
+    for claim_id in EXPECTED:
+        assert claim_id in out
+
+
+# --------------------------------------------------------------------------------------
+# mutation tests: a changed formula makes the claim say refuted
+# --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("method", ["symbolic", "numeric"])
+def test_mutation_curvature(monkeypatch, method):
+    """lambda = 1/(1 - c|x|^2) instead of 2/(1 - c|x|^2): curvature -4c."""
+    monkeypatch.setattr(poincare, "metric_field", lambda phi, ops, c: (1 / (1 - c * (phi * phi).sum())) ** 2
+                        * ops.const(np.eye(phi.shape[-1], dtype=int)))
+    assert verify(by_id("poincare-curvature"), {"d": 2, "method": method}).status.value == "refuted"
+
+
+def test_mutation_lorentz_stability(monkeypatch):
+    original = lorentz.distance
+    monkeypatch.setattr(lorentz, "distance", lambda x, y, c: original(x, y, c) * (1 + 1e-6))
+    assert verify(by_id("lorentz-stability"), {}).status.value == "refuted"
+
+
+def test_mutation_clipping(monkeypatch):
+    monkeypatch.setattr(poincare, "project", lambda x, c, eps=poincare.PAPER_EPS: x * 0.999)
+    assert verify(by_id("poincare-clipping"), {}).status.value == "refuted"
+
+
+def _flipped_mobius(x, y, c):
+    """Eq (9) with one sign changed: (1 + c|x|^2) y instead of (1 - c|x|^2) y."""
+    xy, x2, y2 = poincare._dot(x, y), poincare._sqnorm(x), poincare._sqnorm(y)
+    return ((1 + 2 * c * xy + c * y2) * x + (1 + c * x2) * y) / (1 + 2 * c * xy + c * c * x2 * y2)
+
+
+@pytest.mark.parametrize("method", ["symbolic", "numeric"])
+def test_mutation_gyrogroup(monkeypatch, method):
+    monkeypatch.setattr(poincare, "_mobius_add", _flipped_mobius)
+    assert verify(by_id("mobius-gyrogroup"), {"method": method, "samples": 20}).status.value == "refuted"
+
+
+def test_mutation_distance(monkeypatch):
+    original = poincare.distance
+    monkeypatch.setattr(poincare, "distance", lambda x, y, c: 1.01 * original(x, y, c))
+    assert verify(by_id("poincare-distance-geodesic"), {"samples": 1}).status.value == "refuted"
+
+
+def test_mutation_exp_log(monkeypatch):
+    original = poincare.log_map
+    monkeypatch.setattr(poincare, "log_map", lambda x, y, c: 0.99 * original(x, y, c))
+    assert verify(by_id("exp-log-inverse"), {}).status.value == "refuted"
+
+
+def test_mutation_lorentz(monkeypatch):
+    monkeypatch.setattr(lorentz, "lorentz_inner", lambda x, y: (x * y).sum(-1, keepdims=True))
+    assert verify(by_id("lorentz-ball-isometry"), {}).status.value == "refuted"
+
+
+def test_mutation_transport(monkeypatch):
+    monkeypatch.setattr(poincare, "parallel_transport", lambda x, y, v, c: poincare.gyration(y, -x, v, c))
+    assert verify(by_id("parallel-transport"), {"samples": 1}).status.value == "refuted"
+
+
+def test_mutation_attention_scores(monkeypatch):
+    original = attention.geodesic_scores
+    monkeypatch.setattr(attention, "geodesic_scores", lambda q, k, c: -original(q, k, c))
+    assert verify(by_id("gyro-attention-weights"), {"tokens": 8}).status.value == "refuted"
+
+
+def test_mutation_frechet_rate(monkeypatch):
+    original = frechet.riemannian_hessian
+    monkeypatch.setattr(frechet, "riemannian_hessian", lambda *a, **k: 0.5 * original(*a, **k))
+    ex = {"d": 3, "radius": "1", "tokens": 6, "eta": "1.5"}
+    assert verify(by_id("frechet-algorithm-1"), ex).status.value == "refuted"
+
+
+def test_mutation_einstein(monkeypatch):
+    monkeypatch.setattr(frechet, "einstein_midpoint", lambda points, weights, c: points[..., 0, :])
+    ex = {"d": 3, "tokens": 8, "variant": "corrected"}
+    assert verify(by_id("einstein-midpoint-shortcut"), ex).status.value == "refuted"
+
+
+def test_mutation_residual(monkeypatch):
+    monkeypatch.setattr(poincare, "parallel_transport", lambda x, y, v, c: v)
+    assert verify(by_id("geodesic-residual"), {"samples": 20}).status.value == "refuted"
+
+
+def test_mutation_riemannian_norm(monkeypatch):
+    def origin_mean(points, c):
+        return poincare.exp_map0(poincare.log_map0(points, c).mean(0), c)
+    monkeypatch.setattr(layers, "batch_mean", origin_mean)
+    assert verify(by_id("riemannian-norm"), {"tokens": 16}).status.value == "refuted"
+
+
+def test_mutation_rsgd(monkeypatch):
+    monkeypatch.setattr(poincare, "riemannian_gradient",
+                        lambda x, g, c: (1 - c * poincare._sqnorm(x)) / 2 * g)
+    assert verify(by_id("riemannian-sgd"), {"samples": 10}).status.value == "refuted"
+
+
+def test_mutation_tangent(monkeypatch):
+    monkeypatch.setitem(tangent_error.VARIANTS, "query", attention.tangent_attention_printed)
+    ex = {"d": 4, "tokens": 8, "variant": "corrected"}
+    assert verify(by_id("tangent-attention-error"), ex).status.value == "refuted"
+
+
+def test_mutation_volume(monkeypatch):
+    import sympy
+
+    def wrong(d, c, r):  # sinh^d instead of sinh^(d-1)
+        t = sympy.Symbol("t", positive=True)
+        return volume.sphere_area(d) * sympy.integrate(sympy.sinh(t).rewrite(sympy.exp) ** d, (t, 0, r))
+    monkeypatch.setattr(volume, "volume_symbolic", wrong)
+    assert verify(by_id("hyperbolic-volume-growth"), {"d": 2}).status.value == "refuted"
+
+
+def test_mutation_product(monkeypatch):
+    monkeypatch.setattr(products.ProductManifold, "distance",
+                        lambda self, x, y: sum(f.distance(a, b) for (f, _), a, b in
+                                               zip(self.factors, self.split(x), self.split(y))))
+    assert verify(by_id("product-manifold"), {"samples": 3}).status.value == "refuted"
+
+
+def test_mutation_cost_counts(monkeypatch):
+    # Algorithm 3 replaced by one tangent space: the printed optimization's cost then holds
+    monkeypatch.setattr(attention, "tangent_attention_printed",
+                        lambda q, k, v, c, elements=None: attention.tangent_attention_origin(q, k, v, c))
+    assert verify(by_id("riemannian-attention-cost"), {"tokens": 32, "model_dim": 8}).status.value == "consistent"
+
+
+@pytest.mark.parametrize("seconds, status", [
+    ({"euclidean": 1.0, "geodesic": 20.0, "tangent_printed": 20.0, "tangent_origin": 1.8}, "consistent"),
+    ({"euclidean": 1.0, "geodesic": 500.0, "tangent_printed": 200.0, "tangent_origin": 1.8}, "refuted"),
+    ({"euclidean": 1.0, "geodesic": 20.0, "tangent_printed": 20.0, "tangent_origin": 8.0}, "refuted"),
+])
+def test_cost_decision(monkeypatch, seconds, status):
+    monkeypatch.setattr(cost, "time_implementations", lambda *a, **k: dict(seconds))
+    assert verify(by_id("riemannian-attention-cost"), {"method": "numeric", "tokens": 16}).status.value == status
+
+
+# --------------------------------------------------------------------------------------
+# bad input: one line, exit 2
+# --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args", [
+    ("verify", "exp-log-inverse", "--point", "0.9,0.9"),
+    ("verify", "exp-log-inverse", "--curvature", "0"),
+    ("verify", "exp-log-inverse", "--curvature", "-1"),
+    ("verify", "mobius-gyrogroup", "--radius", "-2"),
+    ("verify", "frechet-algorithm-1", "--eta", "0"),
+    ("verify", "exp-log-inverse", "--point", "0.1,0.2,0.3"),
+    ("verify", "tangent-attention-error", "--variant", "other"),
+    ("verify", "exp-log-inverse", "--radius", "9"),
+    ("verify", "riemannian-sgd", "--radius", "6"),
+])
+def test_bad_input_exit_2(run_cli, args):
+    code, out, err = run_cli(*args)
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("args", [("verify", "tangent-attention-error", "--tokens", "1"),
+                                  ("verify", "poincare-curvature", "--d", "1")])
+def test_outside_hypotheses_is_not_applicable(run_cli, args):
+    code, out, err = run_cli(*args)
+    assert code == 2 and "not-applicable" in out and "Traceback" not in out + err
+
+
+def test_ball_functions_refuse_bad_points():
+    with pytest.raises(BadInput, match="not in the Poincare ball"):
+        poincare.distance(np.array([0.8, 0.7]), np.zeros(2), 1.0)
+    with pytest.raises(BadInput, match="c > 0"):
+        poincare.exp_map(np.zeros(2), np.ones(2), 0.0)
+    with pytest.raises(BadInput, match="c > 0"):
+        poincare.log_map(np.zeros(2), np.zeros(2), -1.0)
+
+
+# --------------------------------------------------------------------------------------
+# the numeric API: shapes, projection, backends
+# --------------------------------------------------------------------------------------
+
+def _points(shape, c=1.0, radius=3.0, key=1):
+    return poincare.random_points(Sampler(7).spawn(key), shape, c, radius)
+
+
+def test_batched_shapes_and_broadcasting():
+    x, y = _points((3, 5, 4)), _points((5, 4), key=2)
+    assert poincare.distance(x, y, 1.0).shape == (3, 5)
+    assert poincare.exp_map(x, y, 1.0).shape == (3, 5, 4)
+    assert poincare.conformal_factor(x, 1.0).shape == (3, 5)
+    assert poincare.metric_matrix(y, 1.0).shape == (5, 4, 4)
+
+
+def test_projection_eq_28():
+    c = 2.0
+    far = np.array([[3.0, 4.0], [0.1, 0.0]])
+    out = poincare.project(far, c)
+    assert np.isclose(np.linalg.norm(out[0]), 1 / np.sqrt(c) - poincare.PAPER_EPS)
+    assert np.array_equal(out[1], far[1])
+    with pytest.raises(BadInput):
+        poincare.project(far, 1e12)
+
+
+def test_zero_vectors_are_handled():
+    x = _points((4, 3))
+    assert np.allclose(poincare.exp_map(x, np.zeros_like(x), 1.0), x)
+    assert np.allclose(poincare.log_map(x, x, 1.0), 0)
+    assert np.allclose(poincare.exp_map0(np.zeros(3), 1.0), 0)
+
+
+@pytest.mark.parametrize("name", ["torch", "jax"])
+def test_backends_agree(name):
+    be = get_backend(name)
+    c = 0.7
+    x, y, v = _points((20, 5), c), _points((20, 5), c, key=2), Sampler(3).floats((20, 5), 0.3)
+    X, Y, V = (be.asarray(a) for a in (x, y, v))
+    pairs = [
+        (poincare.distance(X, Y, c), poincare.distance(x, y, c)),
+        (poincare.exp_map(X, V, c), poincare.exp_map(x, v, c)),
+        (poincare.log_map(X, Y, c), poincare.log_map(x, y, c)),
+        (poincare.parallel_transport(X, Y, V, c), poincare.parallel_transport(x, y, v, c)),
+        (poincare.rsgd_step(X, V, 0.1, c), poincare.rsgd_step(x, v, 0.1, c)),
+        (lorentz.distance(lorentz.from_ball(X, c), lorentz.from_ball(Y, c), c), poincare.distance(x, y, c)),
+        (attention.geodesic_attention(X, Y, X, c), attention.geodesic_attention(x, y, x, c)),
+        (attention.tangent_attention_origin(X, Y, X, c), attention.tangent_attention_origin(x, y, x, c)),
+    ]
+    for got, want in pairs:
+        assert np.allclose(be.to_numpy(got), want, rtol=1e-11, atol=1e-12)
+
+
+def test_torch_autodiff_passes_through():
+    torch = get_backend("torch").module
+    x = torch.tensor(_points((1, 3))[0], requires_grad=True)
+    y = torch.tensor(_points((1, 3), key=2)[0])
+    poincare.distance(x, y, 1.0).backward()
+    # grad of d at x points away from y: the Riemannian gradient is -log_x(y) / d
+    rgrad = poincare.riemannian_gradient(x.detach().numpy(), x.grad.numpy(), 1.0)
+    expected = -poincare.log_map(x.detach().numpy(), y.numpy(), 1.0) / poincare.distance(x.detach().numpy(), y.numpy(), 1.0)
+    assert np.allclose(rgrad, expected, atol=1e-10)
+
+
+def test_attention_blocks_match_unblocked():
+    q, k, v = _points((9, 3)), _points((7, 3), key=2), _points((7, 3), key=3)
+    whole = attention.tangent_attention_printed(q, k, v, 1.0)
+    blocked = attention.tangent_attention_printed(q, k, v, 1.0, elements=21)
+    assert np.allclose(whole, blocked)
+    assert attention.geodesic_attention(q, k, v, 1.0, elements=21).shape == (9, 3)
+
+
+def test_volume_formula_matches_metric():
+    for d, c, r in [(2, 1.0, 1.5), (4, 0.3, 2.0)]:
+        assert np.isclose(volume.volume_numeric(d, c, r), volume.volume_from_metric(d, c, r), rtol=1e-10)
+
+
+# --------------------------------------------------------------------------------------
+# optional cross-checks: geoopt and geomstats
+# --------------------------------------------------------------------------------------
+
+def test_distance_near_the_boundary_matches_mpmath():
+    """Points up to distance 14 from 0 (1 - sqrt(c)|x| down to 4e-5): eq (10) in float64
+    against the arcosh form at 50 digits."""
+    mpmath = pytest.importorskip("mpmath")
+    c = 0.7
+    x, y = _points((30, 4), c, 14.0), _points((30, 4), c, 14.0, key=2)
+    with mpmath.workdps(50):
+        cc = mpmath.mpf(c)
+        def exact(a, b):
+            a, b = [mpmath.mpf(t) for t in a], [mpmath.mpf(t) for t in b]
+            na, nb = sum(t * t for t in a), sum(t * t for t in b)
+            gap = sum((p - q) ** 2 for p, q in zip(a, b))
+            return float(mpmath.acosh(1 + 2 * cc * gap / ((1 - cc * na) * (1 - cc * nb))) / mpmath.sqrt(cc))
+        reference = np.array([exact(a, b) for a, b in zip(x, y)])
+    assert np.allclose(poincare.distance(x, y, c), reference, rtol=1e-8)
+
+
+@pytest.mark.parametrize("radius", [1.0, 6.0, 10.0])
+def test_geoopt_agrees(radius):
+    geoopt = pytest.importorskip("geoopt")
+    torch = get_backend("torch").module
+    c = 0.7
+    ball = geoopt.PoincareBall(c=torch.tensor(c, dtype=torch.float64))
+    x, y = _points((50, 4), c, radius), _points((50, 4), c, radius, key=2)
+    # tangent vectors of metric norm <= 1, so exp stays clear of geoopt's boundary clipping
+    v = Sampler(5).floats((50, 4)) / poincare.conformal_factor(x, c, keepdims=True) / 4
+    T = lambda a: torch.tensor(a, dtype=torch.float64)
+    # (theirs, ours, is a point): geoopt projects points to |x| <= (1 - 1e-5)/sqrt(c) in
+    # float64, so points are compared where ours lie inside that radius
+    checks = [(ball.dist(T(x), T(y)), poincare.distance(x, y, c), False),
+              (ball.mobius_add(T(x), T(y)), poincare.mobius_add(x, y, c), True),
+              (ball.expmap(T(x), T(v)), poincare.exp_map(x, v, c), True),
+              (ball.logmap(T(x), T(y)), poincare.log_map(x, y, c), False),
+              (ball.transp(T(x), T(y), T(v)), poincare.parallel_transport(x, y, v, c), False),
+              (ball.egrad2rgrad(T(x), T(v)), poincare.riemannian_gradient(x, v, c), False)]
+    for theirs, ours, is_point in checks:
+        keep = np.sqrt(c) * np.linalg.norm(ours, axis=-1) < 1 - 1e-5 if is_point else slice(None)
+        assert np.allclose(theirs.numpy()[keep], ours[keep], rtol=1e-9, atol=1e-11)
+
+
+def test_geoopt_riemannian_sgd_agrees():
+    """geoopt's RiemannianSGD on PoincareBallExact (exp-map retraction) takes the steps of
+    eq (21) with the gradient of eq (22)."""
+    geoopt = pytest.importorskip("geoopt")
+    torch = get_backend("torch").module
+    c = 1.0
+    ball = geoopt.PoincareBallExact(c=torch.tensor(c, dtype=torch.float64))
+    start, target = _points((4, 3), c, 2.0), _points((4, 3), c, 2.0, key=2)
+    param = geoopt.ManifoldParameter(torch.tensor(start), manifold=ball)
+    optimizer = geoopt.optim.RiemannianSGD([param], lr=0.05)
+    ours = start.copy()
+    for _ in range(10):
+        optimizer.zero_grad()
+        (ball.dist(param, torch.tensor(target)) ** 2).sum().backward()
+        optimizer.step()
+        ours = poincare.rsgd_step(ours, _euclidean_grad(ours, target, c), 0.05, c)
+    assert np.allclose(param.detach().numpy(), ours, atol=1e-10)
+
+
+def _euclidean_grad(x, target, c):
+    torch = get_backend("torch").module
+    t = torch.tensor(x, requires_grad=True)
+    (poincare.distance(t, torch.tensor(target), c) ** 2).sum().backward()
+    return t.grad.numpy()
+
+
+def test_geomstats_frechet_mean_agrees():
+    pytest.importorskip("geomstats", exc_type=ImportError)
+    try:
+        from geomstats.geometry.poincare_ball import PoincareBall
+        from geomstats.learning.frechet_mean import FrechetMean
+    except Exception as exc:  # geomstats installed without its own dependencies
+        pytest.skip(f"geomstats unusable here: {exc}")
+    points = _points((6, 2), 1.0, 1.5)
+    weights = np.array([0.1, 0.2, 0.3, 0.15, 0.15, 0.1])
+    space = PoincareBall(dim=2)
+    estimator = FrechetMean(space)
+    estimator.fit(points, weights=weights)
+    ours = frechet.frechet_mean_damped(points, weights, 1.0).mean
+    assert np.allclose(estimator.estimate_, ours, atol=1e-6)
+
+
+@pytest.mark.parametrize("claim", ALL, ids=lambda c: c.id)
+@pytest.mark.parametrize("fmt", ["text", "latex", "m2", "json"])
+def test_show_every_format(claim, fmt):
+    params = claim.resolve({})
+    out = claim.show(params, fmt)
+    assert out.strip()
+    if fmt == "json":
+        import json
+        assert isinstance(json.loads(out), dict)
+
+
+def test_cli_verify_json_and_exit_codes(run_cli):
+    import json
+    code, out, _ = run_cli("verify", "hyperbolic-volume-growth", "--d", "3", "--curvature", "4", "--json")
+    assert code == 1 and json.loads(out)["status"] == "refuted"
+    code, out, _ = run_cli("verify", "riemannian-norm", "--tokens", "8", "--json")
+    assert code == 0 and json.loads(out)["status"] == "consistent"
+
+
+def test_feed_forward_and_algorithm_2_layer_stay_in_the_ball():
+    """Eq (18) gives a tangent vector; Algorithm 2's lines 10-16 (residual, norm, feed-forward,
+    residual) map a batch of the ball into the ball."""
+    c, sampler = 1.0, Sampler(11)
+    x = _points((8, 4), c, 2.0)
+    w1, b1 = sampler.spawn(1).floats((6, 4)), sampler.spawn(2).floats(6)
+    w2, b2 = sampler.spawn(3).floats((4, 6)), sampler.spawn(4).floats(4)
+    attn = attention.geodesic_attention(x, x, x, c, tol=1e-12)
+    y = layers.residual_toward(x, attn, 0.5, c)
+    z = layers.riemannian_norm(y, c)
+    out = poincare.exp_map(z, 0.1 * layers.feed_forward(z, w1, b1, w2, b2, c), c)
+    assert out.shape == x.shape
+    assert np.all(c * np.sum(out ** 2, -1) < 1)
