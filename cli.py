@@ -384,7 +384,8 @@ def embed_tree(tree_spec, eps, dim, construction, bits, find_bits, plot_path, as
                    f"eps {report['eps']:g}   H^{dim}")
         click.echo(f"  worst-case distortion {report['worst_distortion']:.12g} over "
                    f"{report['pairs']} pairs   (target <= {1 + report['eps']:g})")
-        click.echo(f"  average distortion    {report['average_distortion']:.6g}")
+        click.echo(f"  average distortion    {report['average_distortion']:.6g}   "
+                   f"(mean of |d_H / (tau d_T) - 1| over all pairs)")
         click.echo(f"  precision             {report['bits']} fractional bits "
                    f"(working {report['work_bits']})")
         if "bits_for_target" in report:
