@@ -32,6 +32,15 @@ def _sample(context, params, count, key):
     return points
 
 
+def _seeded_points(context, params, keys=(1, 2)):
+    """The backend, c, the number of points and one batch of :func:`_sample` points (on the
+    backend) per random-stream key: the set-up of the numeric checks."""
+    be = context_backend(context)
+    count = context.samples or DEFAULT_SAMPLES
+    points = [be.asarray(_sample(context, params, count, key)) for key in keys]
+    return be, parse_curvature(params["curvature"]), count, points
+
+
 def _tangent(context, params, count):
     """Seeded vectors of Euclidean norm uniform in [0, radius] (shape=[count, d])."""
     gauss = context.sampler.spawn(9).floats((count, params["d"]))
@@ -208,10 +217,7 @@ class GyrogroupClaim(RGTClaim):
                       "y (+) x": [str(t) for t in add(v, u, one)]})
 
     def check_numeric(self, params, context):
-        be = context_backend(context)
-        c = parse_curvature(params["curvature"])
-        count = context.samples or DEFAULT_SAMPLES
-        x, y, z = (be.asarray(_sample(context, params, count, key)) for key in (1, 2, 3))
+        be, c, count, (x, y, z) = _seeded_points(context, params, (1, 2, 3))
         worst, where = 0.0, None
         for name, sides in _gyrogroup_residuals(x, y, z, c).items():
             lhs, rhs = (be.to_numpy(side) for side in sides())
@@ -361,10 +367,7 @@ class ExpLogClaim(RGTClaim):
                 {"d": 16, "curvature": "1/4", "radius": "8"})
 
     def check_numeric(self, params, context):
-        be = context_backend(context)
-        c = parse_curvature(params["curvature"])
-        count = context.samples or DEFAULT_SAMPLES
-        x, y = (be.asarray(_sample(context, params, count, k)) for k in (1, 2))
+        be, c, count, (x, y) = _seeded_points(context, params)
         n = lambda a: be.to_numpy(a)
         lam = n(poincare.conformal_factor(x, c, keepdims=True))
         # tangent vectors of metric norm <= radius, so exp_x(v) stays where float64 resolves it
@@ -413,10 +416,7 @@ class LorentzIsometryClaim(RGTClaim):
                 {"d": 8, "curvature": "3", "radius": "5"})
 
     def check_numeric(self, params, context):
-        be = context_backend(context)
-        c = parse_curvature(params["curvature"])
-        count = context.samples or DEFAULT_SAMPLES
-        x, y = (be.asarray(_sample(context, params, count, k)) for k in (1, 2))
+        be, c, count, (x, y) = _seeded_points(context, params)
         n = lambda a: be.to_numpy(a)
         X, Y = lorentz.from_ball(x, c), lorentz.from_ball(y, c)
         ball_d = n(poincare.distance(x, y, c))
