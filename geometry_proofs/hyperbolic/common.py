@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from geometry_proofs.claim_support import LimitedClaim
+from geometry_proofs.claim_support import LimitedClaim, format_value
 from geometry_proofs.hyperbolic import poincare
 from kernels.claim import Param
 from kernels.errors import BadInput
@@ -85,8 +85,9 @@ class RGTClaim(LimitedClaim):
 
 
 def fmt(value) -> str:
-    """A float for a summary: 9 decimals, 6 significant digits (stable across machines)."""
-    return f"{round(float(value), 9) + 0.0:.6g}"
+    """A number for a summary as a float: :func:`~geometry_proofs.claim_support.format_value`
+    (9 decimals, 6 significant digits, stable across machines)."""
+    return format_value(float(value))
 
 
 def as_list(array, digits: int = 12) -> list:
