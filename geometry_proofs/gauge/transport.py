@@ -50,12 +50,8 @@ def representation(omega, heads: int, be: Backend):
 
 
 def frame_rotations(phi, be: Backend):
-    """exp(phi) for skew matrices shape=[N, n, n]: :func:`kernels.kl_attention.matrix_exp`,
-    except on numpy where SciPy's batched ``expm`` costs ~20 ms per call on this machine
-    and one matrix at a time ~15 us (measured), so the batch is looped."""
-    if be.name != "numpy":
-        return matrix_exp(phi, be)
-    return np.stack([matrix_exp(p, be) for p in phi]) if len(phi) else phi
+    """exp(phi) for skew matrices shape=[N, n, n] (:func:`kernels.kl_attention.matrix_exp`)."""
+    return matrix_exp(phi, be)
 
 
 def pairwise_transport(frames, n: int, heads: int, be: Backend):
