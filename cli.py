@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from functools import partial
 from pathlib import Path
 
 import click
@@ -15,11 +16,15 @@ import click
 from geometry_proofs.claims import REGISTRY as GEOMETRY_CLAIMS
 from kernels import __version__
 from kernels.backend import BACKENDS, DEVICES
-from kernels.certificates import (certificate_files, check_certificate, split_example,
-                                  write_certificate)
+from kernels.certificate_jobs import (CertificateJob, certify_job, recheck_certificates,
+                                     suite_jobs, write_certificates)
+from kernels.certificates import certificate_files, check_certificate
 from kernels.claim import FORMATS, METHODS, CheckContext, ClaimRegistry
-from kernels.errors import BadInput
-from kernels.verdict import Verdict
+from kernels.errors import BadInput, NotApplicable
+from kernels.executor import make_executor
+from kernels.threads import configure as configure_threads
+from kernels.verdict import Status, Verdict
+from kernels.verdict_format import format_verdict
 from lightning_alg.claims import REGISTRY as LIGHTNING_CLAIMS
 from lightning_alg.user_polynomial import PolynomialClaim
 
@@ -54,6 +59,19 @@ def _check_options(func):
     return func
 
 
+def _executor_options(workers_default="1"):
+    """Decorator adding --workers N / --scheduler ADDRESS: where the independent tasks of a
+    command run (kernels.executor); results are the same wherever they run."""
+    def decorate(func):
+        func = click.option("--scheduler", default=None, metavar="ADDRESS",
+                            help="run the tasks on the Dask cluster whose scheduler is at "
+                                 "ADDRESS (tcp://host:8786; needs attngeom[dask])")(func)
+        return click.option("--workers", type=int, default=None, metavar="N",
+                            help=f"run the tasks in N local worker processes (1: in this "
+                                 f"process; default: {workers_default})")(func)
+    return decorate
+
+
 def _terminal_progress(iterable, label="", length=None):
     with click.progressbar(iterable, label=label, length=length, file=sys.stderr) as bar:
         yield from bar
@@ -64,6 +82,26 @@ def _progress(as_json):
     return _terminal_progress if sys.stderr.isatty() and not as_json else None
 
 
+def _claims_of(source=None, claim_ids=None) -> list:
+    """The registered claims of paper SOURCE (None: all), only CLAIM_IDS ("id1,id2") if given."""
+    wanted = None if claim_ids is None else {REGISTRY.get(name.strip()).id
+                                             for name in claim_ids.split(",") if name.strip()}
+    return [c for c in REGISTRY if (source is None or c.source.startswith(source))
+            and (wanted is None or c.id in wanted)]
+
+
+def _certify_task(task):
+    """One certificate, where an executor runs it: ((job, present text)) -> outcome."""
+    job, present = task
+    return certify_job(REGISTRY, job, present)
+
+
+def _recheck_task(task):
+    """One certificate re-checked, where an executor runs it: ((path, content)) -> result."""
+    path, content = task
+    return check_certificate(Path(path), REGISTRY, content)
+
+
 def _context(seed, samples, backend, device, as_json) -> CheckContext:
     progress = _progress(as_json)
     return CheckContext(seed=seed, samples=samples, backend=backend, device=device,
@@ -71,50 +109,36 @@ def _context(seed, samples, backend, device, as_json) -> CheckContext:
 
 
 def _print_verdict(verdict: Verdict, as_json: bool) -> int:
+    """The verdict on stdout (:func:`kernels.verdict_format.format_verdict`, or JSON); the
+    exit code.  Not-applicable: with --json the JSON still goes to stdout, and either way
+    one line on stderr (:func:`_raise_if_not_applicable`)."""
     if as_json:
         click.echo(json.dumps(verdict.to_json(), indent=1, default=str))
-        return verdict.exit_code
-    click.echo(f"{verdict.status.value}  {verdict.claim}  [{verdict.source}]")
-    params = " ".join(f"{k}={v}" for k, v in verdict.params.items() if v is not None)
-    click.echo(f"  params    {params}")
-    line = f"  method    {verdict.method or '-'}"
-    if verdict.checked is not None:
-        line += f"   checked {verdict.checked}"
-    if verdict.backend:
-        line += f"   backend {verdict.backend}-{verdict.device}"
-    click.echo(f"{line}   {verdict.seconds:.2f} s")
-    click.echo(f"  summary   {verdict.summary}")
-    if verdict.failure_probability is not None:
-        click.echo(f"  failure probability <= {verdict.failure_probability:.3g} (Schwartz–Zippel)")
-    if verdict.max_residual is not None:
-        click.echo(f"  max relative residual {verdict.max_residual:.3g}")
-    if verdict.counterexample:
-        click.echo("  counterexample " + json.dumps(verdict.counterexample, default=str))
-    evidence = dict(verdict.evidence)
-    for part in evidence.pop("parts", []):
-        part = dict(part)
-        click.echo(f"  - {part.pop('status')} ({part.pop('method')}): {part.pop('summary')}")
-        _print_evidence(part, indent="      ")
-    _print_evidence(evidence, indent="  ")
+    elif verdict.status is not Status.NOT_APPLICABLE:
+        click.echo(format_verdict(verdict))
+    _raise_if_not_applicable(verdict)
     return verdict.exit_code
 
 
-def _print_evidence(evidence: dict, indent: str) -> None:
-    for key, value in evidence.items():
-        if isinstance(value, list) and len(value) > 3 and isinstance(value[0], (dict, list)):
-            click.echo(f"{indent}{key}: [{len(value)} entries; --json shows them]")
-            continue
-        text = value if isinstance(value, str) else json.dumps(value, default=str)
-        click.echo(f"{indent}{key}: {text if len(text) <= 300 else text[:300] + ' ...'}")
+def _raise_if_not_applicable(verdict: Verdict) -> None:
+    """Not-applicable ends every command the same way: ``attngeom: not-applicable:
+    HYPOTHESIS`` on stderr, exit code 2 (README, "Exit codes")."""
+    if verdict.status is Status.NOT_APPLICABLE:
+        raise NotApplicable(verdict.summary)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="attngeom")
-def cli():
+@click.option("--threads", default=None, metavar="N|auto",
+              help="BLAS / OpenMP / torch / jax threads of every command (default: "
+                   "$ATTNGEOM_THREADS, else auto: 1, and the free cores for large dense "
+                   "linear algebra; kernels.threads)")
+def cli(threads):
     """attngeom: executable claims about the geometry of attention.
 
     `attngeom list` shows the claims; `attngeom verify CLAIM --d D --t T --a A` checks one.
     """
+    configure_threads(threads)
 
 
 @cli.command("list")
@@ -122,7 +146,7 @@ def cli():
 @click.option("--json", "as_json", is_flag=True)
 def list_claims(source, as_json):
     """List the registered claims."""
-    claims = [c for c in REGISTRY if source is None or c.source.startswith(source)]
+    claims = _claims_of(source)
     if as_json:
         click.echo(json.dumps([c.describe() for c in claims], indent=1))
         return 0
@@ -155,7 +179,7 @@ def show(claim_id, fmt, limit, **params):
     resolved = claim.resolve(params)
     violation = claim.hypothesis_violation(resolved)
     if violation:
-        raise BadInput(f"not-applicable: {violation}")
+        raise NotApplicable(violation)
     click.echo(claim.show(resolved, fmt, limit))
     return 0
 
@@ -182,42 +206,56 @@ def verify_poly(words, method, backend, device, samples, seed, as_json, **params
 @_check_options
 @click.option("--suite", type=click.Choice(("paper",)), default=None,
               help="certify every registered claim at its paper's examples")
+@click.option("--claims", "claim_ids", default=None, metavar="ID,...",
+              help="with --suite: only these claims")
+@click.option("--source", type=click.Choice(SOURCES), default=None,
+              help="with --suite: only this paper's claims")
+@click.option("--force", is_flag=True, help="rewrite certificates that are already up to date")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
               help="directory for the JSON certificates")
-def certify(claim_id, suite, out_dir, method, backend, device, samples, seed, as_json, **params):
-    """Write a re-checkable JSON certificate of CLAIM at the given parameters (or a suite)."""
+@_executor_options()
+def certify(claim_id, suite, claim_ids, source, force, out_dir, workers, scheduler, method,
+            backend, device, samples, seed, as_json, **params):
+    """Write a re-checkable JSON certificate of CLAIM at the given parameters (or a suite).
+
+    A certificate already in DIR that would be written again as it is (same claim,
+    parameters, method, seed, samples, backend, device, toolkit version and digest of the
+    claim's objects) is kept and reported "skipped (up to date)"; --force rewrites it."""
     if (claim_id is None) == (suite is None):
         raise BadInput("give either a CLAIM or --suite paper")
     if suite:
-        jobs = [(claim, *split_example(example)) for claim in REGISTRY for example in claim.examples]
-        jobs = [(claim, p, m, samples if samples else s) for claim, p, m, s in jobs]
+        claims = _claims_of(source, claim_ids)
+        if not claims:
+            raise BadInput("--claims and --source together select no claim")
+        jobs = suite_jobs(claims, seed, samples, backend, device)
+    elif claim_ids or source:
+        raise BadInput("--claims and --source choose the claims of --suite")
     else:
-        jobs = [(REGISTRY.get(claim_id), params, method, samples)]
-    rows = []
-    for claim, raw, how, count in _context(seed, None, backend, device, as_json).progress(
-            jobs, "certifying"):
-        context = CheckContext(seed=seed, samples=count, backend=backend, device=device)
-        path, verdict = write_certificate(claim, raw, how, context, Path(out_dir))
-        rows.append({"file": str(path), "claim": claim.id, "status": verdict.status.value,
-                     "seconds": verdict.seconds})
+        jobs = [CertificateJob(REGISTRY.get(claim_id).id, params, method, seed, samples,
+                               backend, device)]
+    with make_executor(workers, scheduler) as executor:
+        rows = write_certificates(jobs, Path(out_dir), executor, _certify_task, force,
+                                  _progress(as_json))
     if as_json:
         click.echo(json.dumps(rows, indent=1))
     else:
         for row in rows:
-            click.echo(f"{row['status']:<15} {row['seconds']:7.2f} s  {row['file']}")
+            timing = "skipped (up to date)" if row["skipped"] else f"{row['seconds']:7.2f} s"
+            click.echo(f"{row['status']:<15} {timing}  {row['file']}")
     return 0
 
 
 @cli.command("check-certificates")
 @click.argument("directory", type=click.Path())
 @click.option("--json", "as_json", is_flag=True)
-def check_certificates(directory, as_json):
+@_executor_options()
+def check_certificates(directory, as_json, workers, scheduler):
     """Re-run every certificate in DIRECTORY; exit 1 naming each one that differs."""
     files = certificate_files(Path(directory))
     if not files:
         raise BadInput(f"no *.json certificates in {directory}")
-    results = [check_certificate(path, REGISTRY) for path in
-               _context(0, None, "numpy", "cpu", as_json).progress(files, "re-checking")]
+    with make_executor(workers, scheduler) as executor:
+        results = recheck_certificates(files, executor, _recheck_task, _progress(as_json))
     failed = [r for r in results if not r.ok]
     if as_json:
         click.echo(json.dumps([{"file": str(r.path), "claim": r.claim, "status": r.status,
@@ -240,21 +278,34 @@ def check_certificates(directory, as_json):
 @click.option("--max-degree", type=int, default=4, show_default=True, help="largest degree K")
 @click.option("--families", default="all", show_default=True,
               help="family claims to attribute: all, none, or a comma list of ids")
+@click.option("--family-param", "family_params", multiple=True, metavar="ID:NAME=VALUE",
+              help="attribute family ID at NAME=VALUE instead of its defaults and variants "
+                   "(e.g. veronese:r=2; repeatable)")
+@click.option("--attribution-budget", default="1", show_default=True, metavar="X|none",
+              help="work the attribution may spend, as a multiple of the ideal's own work; "
+                   "families beyond it are reported as skipped")
 @click.option("--prime", type=int, default=None, help="the prime p < 2^31 (default 2^31 - 1)")
 @click.option("--seed", type=int, default=0, show_default=True, help="random seed")
 @click.option("--m2", "m2_path", type=click.Path(dir_okay=False, writable=True), default=None,
               help="write a basis of each J_k (modulo J_1) in Macaulay2 syntax to FILE")
 @click.option("--json", "as_json", is_flag=True, help="print the table as JSON")
-def ideal(d, t, a, dprime, col, max_degree, families, prime, seed, m2_path, as_json):
+@_executor_options()
+def ideal(d, t, a, dprime, col, max_degree, families, family_params, attribution_budget, prime,
+          seed, m2_path, as_json, workers, scheduler):
     """The vanishing ideal of one output coordinate's attention variety, degree by degree
     (ADM Def 8): dim J_k, minimal generators, family attribution, HMK Cor 3.3."""
     from lightning_alg.claims import family_claims
+    from lightning_alg.ideal.attribution import parse_budget
     from lightning_alg.ideal.m2_export import export_m2
     from lightning_alg.ideal.report import compute_ideal, render_report
 
     context = _context(seed, None, "numpy", "cpu", as_json)
-    report, engine = compute_ideal(d, t, a, dprime, col, max_degree, family_claims(families),
-                                   prime, seed, context, keep=bool(m2_path))
+    with make_executor(workers, scheduler) as executor:
+        report, engine = compute_ideal(d, t, a, dprime, col, max_degree,
+                                       family_claims(families), prime, seed, context,
+                                       keep=bool(m2_path), family_params=family_params,
+                                       attribution_budget=parse_budget(attribution_budget),
+                                       executor=executor)
     if m2_path:
         report.export = export_m2(engine, max_degree, m2_path)
     if as_json:
@@ -275,9 +326,13 @@ def ideal(d, t, a, dprime, col, max_degree, families, prime, seed, m2_path, as_j
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="directory for --figure3's hmk_figure3.png")
 @_check_options
-def dimension(layers, d, a, t, dprime, softmax, figure3, out_dir, method, backend, device,
-              samples, seed, as_json):
-    """Neuromanifold dimension (HMK): parameter count, formula, measured Jacobian rank, verdict."""
+@_executor_options()
+def dimension(layers, d, a, t, dprime, softmax, figure3, out_dir, workers, scheduler, method,
+              backend, device, samples, seed, as_json):
+    """Neuromanifold dimension (HMK): parameter count, formula, measured Jacobian rank, verdict.
+
+    --workers / --scheduler run the points of --figure3 (one Jacobian rank each) in
+    parallel, or one point where the cluster is."""
     from lightning_alg.claims.hmk import dimension_lines, dimension_report, run_dimension
     from lightning_alg.hmk.figure3 import figure3_rows, plot_figure3, rows_are_right
 
@@ -285,7 +340,8 @@ def dimension(layers, d, a, t, dprime, softmax, figure3, out_dir, method, backen
     if figure3:
         if out_dir is None:
             raise BadInput("--figure3 needs --out DIR")
-        rows = figure3_rows(context)
+        with make_executor(workers, scheduler) as executor:
+            rows = figure3_rows(context, executor=executor)
         path = plot_figure3(rows, Path(out_dir))
         if as_json:
             click.echo(json.dumps({"figure": str(path), "right": rows_are_right(rows),
@@ -300,15 +356,17 @@ def dimension(layers, d, a, t, dprime, softmax, figure3, out_dir, method, backen
             click.echo(f"figure: {path}")
         return 0
     raw = {"layers": layers, "d": d, "a": a, "t": t, "dprime": dprime}
-    verdict = run_dimension(raw, softmax, method, context)
-    if verdict.status.value == "not-applicable":
-        raise BadInput(f"not-applicable: {verdict.summary}")
+    point = CheckContext(seed=seed, samples=samples, backend=backend, device=device)
+    with make_executor(workers, scheduler) as executor:
+        verdict = executor.map(partial(run_dimension, raw, softmax, method), [point],
+                               names=["dimension"])[0]
     report = dimension_report(verdict)
     if as_json:
         click.echo(json.dumps(report, indent=1, default=str))
-    else:
+    elif verdict.status is not Status.NOT_APPLICABLE:
         for line in dimension_lines(report):
             click.echo(line)
+    _raise_if_not_applicable(verdict)
     return verdict.exit_code
 
 
@@ -443,20 +501,20 @@ def experiment():
               show_default=True, help="the grid: Fig 2-4, Table 1, Fig 5, or all")
 @click.option("--seeds", default="0-4", show_default=True, help="seeds: 0-4 or 0,1,2")
 @click.option("--epochs", type=int, default=20, show_default=True)
-@click.option("--workers", type=int, default=None, help="worker processes (default: CPU count)")
+@_executor_options(workers_default="one per CPU, at most one per run")
 @click.option("--centres", type=int, default=256, show_default=True,
               help="test centres carrying the proxy and the invariant curvature")
 @click.option("--device", type=click.Choice(DEVICES), default="cpu", show_default=True)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True)
 @click.option("--json", "as_json", is_flag=True)
-def experiment_gec(task, seeds, epochs, workers, centres, device, out_dir, as_json):
+def experiment_gec(task, seeds, epochs, workers, scheduler, centres, device, out_dir, as_json):
     """Train GEC's single-block attention models (App. A.5), measure the paper's curvature
     proxy and the invariant Gaussian curvature, write the CSV, figures and Table 1."""
     from geometry_proofs.gating.experiment.report import run_and_report, summary_lines
     from geometry_proofs.gating.experiment.runner import experiment_config
     config = experiment_config(task, seeds, epochs, workers, centres, device)
-    progress = _progress(as_json)
-    summary = run_and_report(config, Path(out_dir), progress)
+    with make_executor(workers if scheduler else config.workers, scheduler) as executor:
+        summary = run_and_report(config, Path(out_dir), _progress(as_json), executor)
     if as_json:
         click.echo(json.dumps(summary, indent=1, default=str))
     else:
@@ -469,6 +527,9 @@ def main(argv=None) -> None:
     """Console entry point: exit 0 / 1 / 2 per the CLI contract, never a traceback on bad input."""
     try:
         code = cli.main(args=argv, prog_name="attngeom", standalone_mode=False)
+    except NotApplicable as hypothesis:
+        click.echo(f"attngeom: not-applicable: {hypothesis}", err=True)
+        code = 2
     except BadInput as error:
         click.echo(f"attngeom: error: {error}", err=True)
         code = 2

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from kernels.errors import BackendUnavailable
+from kernels.threads import configure_torch
 
 BACKENDS = ("numpy", "torch", "jax")
 DEVICES = ("cpu", "cuda")
@@ -141,6 +142,7 @@ def get_backend(name: str = "numpy", device: str = "cpu") -> Backend:
             import torch
         except ImportError:
             raise BackendUnavailable("backend torch is not installed (pip install 'attngeom[torch]')") from None
+        configure_torch(torch)                 # the thread plan of kernels.threads
         if device == "cuda" and not torch.cuda.is_available():
             raise BackendUnavailable(f"--device cuda: torch {torch.__version__} sees no CUDA device")
         return Backend("torch", device, torch, torch.device(device))

@@ -11,7 +11,9 @@ of numeric checks.
 Re-checking (:func:`check_certificate`) re-runs the claim from the certificate's own seed
 and parameters and compares the verdict, the digest and the evidence field by field;
 floating-point numbers agree when within a relative 1e-6 (or both below 1e-12), which
-absorbs BLAS reduction-order differences between machines and nothing else.
+absorbs BLAS reduction-order differences between machines and nothing else.  A field the
+format does not define, at the top level or in ``verdict`` (an added ``status``, say), is
+refused by name before anything is re-run.
 """
 
 from __future__ import annotations
@@ -25,13 +27,21 @@ from pathlib import Path
 from typing import Any
 
 from kernels import __version__
+from kernels.atomic_files import write_text_atomically
 from kernels.claim import CheckContext, Claim, ClaimRegistry
 from kernels.errors import BadInput
-from kernels.verdict import Verdict
+from kernels.verdict import Status, Verdict
 
 FORMAT = "attngeom-certificate"
 FORMAT_VERSION = 1
 
+#: The fields of a certificate, as :func:`make_certificate` writes them; any other is refused.
+CERTIFICATE_FIELDS = ("format", "format_version", "toolkit_version", "claim", "params",
+                      "method_requested", "seed", "samples", "backend", "device", "digest",
+                      "verdict")
+#: The fields of its ``verdict``: those of :meth:`kernels.verdict.Verdict.to_json` (the
+#: verdict contract of ARCHITECTURE.md plus ``summary`` and ``evidence``).
+VERDICT_FIELDS = tuple(Verdict(Status.PROVED, None).to_json())
 #: Verdict fields compared on re-checking (``seconds`` and ``version`` are not).
 COMPARED_FIELDS = ("claim", "source", "params", "status", "method", "checked",
                    "failure_probability", "max_residual", "counterexample", "backend",
@@ -84,14 +94,18 @@ def split_example(example: dict[str, Any]) -> tuple[dict[str, Any], str, int | N
     return params, params.pop("method", "auto"), params.pop("samples", None)
 
 
+def certificate_text(cert: dict[str, Any]) -> str:
+    """A certificate as its file holds it: sorted keys, indented, a final newline."""
+    return json.dumps(cert, indent=1, sort_keys=True) + "\n"
+
+
 def write_certificate(claim: Claim, raw_params: dict[str, Any], method: str,
                       context: CheckContext, out_dir: Path) -> tuple[Path, Verdict]:
+    """Check the claim and write its certificate to ``out_dir`` (atomically: an
+    interrupted write leaves no half file)."""
     verdict = claim.verify(raw_params, method, context)
-    cert = make_certificate(claim, verdict, method, context)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    given = {k: v for k, v in raw_params.items() if v is not None}
-    path = out_dir / certificate_name(claim.id, given)
-    path.write_text(json.dumps(cert, indent=1, sort_keys=True) + "\n")
+    path = Path(out_dir) / certificate_name(claim.id, raw_params)
+    write_text_atomically(path, certificate_text(make_certificate(claim, verdict, method, context)))
     return path, verdict
 
 
@@ -132,11 +146,24 @@ def _differences(stored: Any, fresh: Any, where: str, out: list[str]) -> None:
         out.append(f"{where}: certificate {shown(stored)}, re-run {shown(fresh)}")
 
 
-def check_certificate(path: Path, registry: ClaimRegistry) -> CheckResult:
-    """Re-run one certificate and list every difference (empty list: it checks out)."""
+def undefined_fields(cert: dict[str, Any]) -> list[str]:
+    """The fields of ``cert`` and of its verdict that format version FORMAT_VERSION does not
+    define (CERTIFICATE_FIELDS, VERDICT_FIELDS), named as ``status`` or ``verdict.extra``.
+    Inside ``evidence`` every field is compared with the re-run instead."""
+    undefined = [key for key in cert if key not in CERTIFICATE_FIELDS]
+    if isinstance(cert.get("verdict"), dict):
+        undefined += [f"verdict.{key}" for key in cert["verdict"] if key not in VERDICT_FIELDS]
+    return undefined
+
+
+def check_certificate(path: Path, registry: ClaimRegistry,
+                      content: str | bytes | None = None) -> CheckResult:
+    """Re-run one certificate and list every difference (empty list: it checks out).
+    ``content``: the file's content, read by the caller (a worker on another machine
+    cannot read ``path``); by default it is read from ``path``."""
     result = CheckResult(path)
     try:
-        cert = json.loads(path.read_text())
+        cert = json.loads(path.read_text() if content is None else content)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         result.problems.append(f"malformed: {str(error).splitlines()[0]}")
         return result
@@ -155,6 +182,11 @@ def check_certificate(path: Path, registry: ClaimRegistry) -> CheckResult:
         return result
     result.claim = str(cert["claim"])
     result.status = str(cert["verdict"].get("status", "?")) if isinstance(cert["verdict"], dict) else "?"
+    undefined = undefined_fields(cert)
+    if undefined:
+        result.problems.append(f"field(s) the certificate format does not define: "
+                               f"{', '.join(undefined)}")
+        return result
     try:
         claim = registry.get(cert["claim"])
         context = CheckContext(seed=cert["seed"], samples=cert["samples"],

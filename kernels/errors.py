@@ -11,3 +11,9 @@ class BadInput(ValueError):
 
 class BackendUnavailable(BadInput):
     """The requested array backend or device is not installed or not present."""
+
+
+class NotApplicable(BadInput):
+    """Parameters outside a claim's hypotheses, raised by the CLI after any JSON verdict is
+    printed: the message is the hypothesis, printed as ``attngeom: not-applicable: ...``
+    on stderr (exit code 2)."""

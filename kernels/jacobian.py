@@ -36,6 +36,7 @@ import numpy as np
 from kernels.backend import Backend, get_backend
 from kernels.errors import BadInput
 from kernels.primefield import PrimeField, rank_mod_p
+from kernels.threads import for_work, svd_work
 
 #: Refuse Jacobians with more entries than this (BadInput, exit 2) on the cpu.
 MAX_ENTRIES = 60_000_000
@@ -452,9 +453,15 @@ def singular_values(matrix, backend: Backend | None = None) -> np.ndarray:
     On torch / jax a matrix with more than twice as many rows as columns is first reduced to
     the triangular factor R of its QR decomposition (same singular values; Householder QR
     is backward stable), as LAPACK's driver does on the cpu: the SVD then works on a
-    P x P matrix instead of N d t x P.
+    P x P matrix instead of N d t x P.  Threads: :func:`kernels.threads.for_work` (more
+    than one only for a large matrix, on the cores free now).
     """
     backend = backend or get_backend("numpy")
+    with for_work(svd_work(np.shape(matrix))):
+        return _singular_values(matrix, backend)
+
+
+def _singular_values(matrix, backend: Backend) -> np.ndarray:
     if backend.name == "numpy":
         return np.linalg.svd(np.asarray(matrix, dtype=np.float64), compute_uv=False)
     array = backend.asarray(matrix)

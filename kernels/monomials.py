@@ -8,6 +8,8 @@ These are the tables that the vanishing ideal's interpolation (ADM Def 8,
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from kernels.errors import BadInput
@@ -33,16 +35,84 @@ def sum_terms_mod_p(owner: np.ndarray, monomials: np.ndarray, values: np.ndarray
     if (int(owner.max()) + 1) * float(base) ** width >= 2.0**62:
         raise BadInput(f"{int(owner.max()) + 1} polynomials in {base} variables are too many to index")
     codes = encode(np.column_stack([owner, monomials]), base)
-    keys, inverse = np.unique(codes, return_inverse=True)
-    total = np.zeros(len(keys), dtype=np.int64)
-    np.add.at(total, inverse.ravel(), np.remainder(values, prime))
-    total %= prime
-    keys = keys[total != 0]
+    order = np.argsort(codes)
+    codes = codes[order]
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+    # each residue is < 2^31, so a sum of up to 2^32 of them fits in int64
+    total = np.add.reduceat(np.remainder(values[order], prime), starts) % prime
+    keys = codes[starts][total != 0]
     digits = []
     for _ in range(width):
         keys, digit = np.divmod(keys, base)
         digits.append(digit)
     return keys, np.column_stack(digits[::-1]), total[total != 0]
+
+
+@dataclass(frozen=True)
+class LinearSubstitution:
+    """Variables x_c replaced by linear forms: x_c = sum_i weight[i] z_var[i] over
+    i in start[c] .. start[c+1] - 1 (residues mod p), for sparse polynomials given term by
+    term (:func:`sum_terms_mod_p`).  Built from one list of (variable, weight) pairs per x_c
+    (:meth:`of`)."""
+
+    start: np.ndarray
+    var: np.ndarray
+    weight: np.ndarray
+
+    @classmethod
+    def of(cls, forms: list, prime: int) -> "LinearSubstitution":
+        counts = np.array([len(form) for form in forms], dtype=np.int64)
+        pairs = [pair for form in forms for pair in form]
+        var = np.array([v for v, _ in pairs], dtype=np.int64)
+        weight = np.array([w % prime for _, w in pairs], dtype=np.int64)
+        return cls(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), var, weight)
+
+    def terms(self, monomials: np.ndarray) -> int:
+        """How many terms the monomials expand into, before equal ones are added."""
+        counts = np.diff(self.start)
+        return int(np.prod(counts[monomials], axis=1).sum()) if len(monomials) else 0
+
+    def apply(self, owner: np.ndarray, monomials: np.ndarray, values: np.ndarray,
+              prime: int, combine: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The polynomials (owner, monomial row, value) with every x_c replaced, expanded
+        position by position without a loop over terms; equal terms added
+        (:func:`sum_terms_mod_p`) unless ``combine`` is False (then terms may repeat)."""
+        counts = np.diff(self.start)
+        present = np.bincount(monomials.ravel(), minlength=len(counts)) > 0
+        if len(monomials) and np.all(counts[present] == 1):
+            # one variable per x_c: a renaming (the rows stay sorted when it is increasing)
+            first = self.start[np.flatnonzero(present)]
+            value = np.remainder(values, prime)
+            if np.any(self.weight[first] != 1):
+                for j in range(monomials.shape[1]):
+                    value = value * self.weight[self.start[monomials[:, j]]] % prime
+            keep = value != 0
+            rows = self.var[self.start[monomials[keep]]]
+            if np.any(np.diff(self.var[first]) < 0):
+                rows.sort(axis=1)
+            if not combine:
+                return owner[keep], rows, value[keep]
+            return sum_terms_mod_p(owner[keep], rows, value[keep], prime)
+        # term t expands into prod_j n_j(t) terms; expanded term e of t picks, at position
+        # j, entry (e // stride_j(t)) % n_j(t) of its form (strides: products of later n)
+        n = counts[monomials]
+        total = np.prod(n, axis=1)
+        parent = np.repeat(np.arange(len(owner)), total)
+        local = np.arange(int(total.sum()), dtype=np.int64) - np.repeat(np.cumsum(total) - total,
+                                                                         total)
+        chosen = np.empty((len(parent), monomials.shape[1]), dtype=np.int64)
+        value = np.repeat(np.remainder(values, prime), total)
+        stride = np.ones(len(owner), dtype=np.int64)
+        for j in reversed(range(monomials.shape[1])):
+            pick = local // np.repeat(stride, total) % np.repeat(n[:, j], total)
+            slot = np.repeat(self.start[monomials[:, j]], total) + pick
+            chosen[:, j] = self.var[slot]
+            value = value * self.weight[slot] % prime
+            stride = stride * n[:, j]
+        chosen.sort(axis=1)
+        if not combine:
+            return owner[parent], chosen, value
+        return sum_terms_mod_p(owner[parent], chosen, value, prime)
 
 
 def all_monomials(n_variables: int, degree: int) -> np.ndarray:

@@ -12,16 +12,32 @@ status             meaning                                                     e
 ``refuted``        a concrete, re-checkable counterexample                     1
 ``not-applicable`` parameters outside the hypotheses (the hypothesis named)    2
 =================  ==========================================================  ==============
+
+Sub-verdicts.  A claim that checks several things (the vanishing of a family, its count, a
+rank; or one grid point after another) conjoins them with :func:`combine`, which gives
+every part a stable *name*: ``combine({"vanishing": v1, "count": v2})``.  The combined
+verdict keeps them in ``evidence["parts"]``, an ordered mapping name -> part, each part the
+sub-verdict's ``status``, ``method`` and ``summary`` plus its own evidence (a part that is
+itself combined carries its own ``parts``).  Names are short slugs without whitespace
+(``cor10``, ``remark23``, ``d=3,a=2``), unique within one verdict and stable across
+versions, so tests, notebooks and certificates look a part up by name, never by its
+summary text or position: ``verdict.evidence["parts"]["cor10"]``.  The key ``parts`` of
+the evidence is reserved for them.  :mod:`kernels.verdict_format` prints a verdict as text.
 """
 
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
 from kernels import __version__
+
+#: What a sub-verdict's name may be (:func:`combine`): a slug without whitespace.
+PART_NAME = re.compile(r"[^\s]+")
 
 
 class Status(str, Enum):
@@ -148,25 +164,37 @@ def not_applicable(hypothesis: str) -> Verdict:
                    evidence={"hypothesis": hypothesis})
 
 
-def combine(verdicts: list[Verdict], *, summary: str) -> Verdict:
-    """Conjunction of sub-checks of one claim: the weakest status wins.
+def combine(parts: Mapping[str, Verdict] | Iterable[tuple[str, Verdict]], *,
+            summary: str | None = None) -> Verdict:
+    """Conjunction of named sub-checks of one claim: the weakest status wins.
 
-    A refutation anywhere refutes; otherwise the result is as strong as the weakest part
-    (proved > verified > consistent), with the failure bounds added (union bound) and
-    the sub-verdicts kept in the evidence.
+    ``parts``: name -> sub-verdict (a mapping, or (name, verdict) pairs, in the order they
+    are shown); the names must be unique slugs without whitespace (see the module
+    docstring).  A refutation anywhere refutes; otherwise the result is as strong as the
+    weakest part (proved > verified > consistent), with the failure bounds added (union
+    bound) and the sub-verdicts kept in ``evidence["parts"]`` by name.  ``summary``
+    defaults to the parts' summaries joined by "; "; a refutation takes the refuted
+    part's summary.
     """
+    pairs = list(parts.items()) if isinstance(parts, Mapping) else list(parts)
+    names = [name for name, _ in pairs]
+    bad = [name for name in names if not isinstance(name, str) or not PART_NAME.fullmatch(name)]
+    if bad or len(set(names)) != len(names) or not pairs:
+        raise AssertionError(f"combine() needs unique part names without whitespace; got {names}")
+    verdicts = [v for _, v in pairs]
     order = [Status.REFUTED, Status.CONSISTENT, Status.VERIFIED, Status.PROVED]
     worst = min(verdicts, key=lambda v: order.index(v.status))
-    parts = [{"status": v.status.value, "method": v.method, "summary": v.summary, **v.evidence}
-             for v in verdicts]
     bounds = [v.failure_probability for v in verdicts if v.failure_probability]
     residuals = [v.max_residual for v in verdicts if v.max_residual is not None]
-    out = Verdict(worst.status, worst.method,
-                  checked=sum(v.checked or 0 for v in verdicts),
-                  failure_probability=min(1.0, sum(bounds)) if bounds else None,
-                  max_residual=max(residuals) if residuals else None,
-                  counterexample=worst.counterexample, backend=worst.backend,
-                  device=worst.device,
-                  summary=worst.summary if worst.status is Status.REFUTED else summary,
-                  evidence={"parts": parts})
-    return out
+    if summary is None:
+        summary = "; ".join(v.summary for v in verdicts)
+    return Verdict(worst.status, worst.method,
+                   checked=sum(v.checked or 0 for v in verdicts),
+                   failure_probability=min(1.0, sum(bounds)) if bounds else None,
+                   max_residual=max(residuals) if residuals else None,
+                   counterexample=worst.counterexample, backend=worst.backend,
+                   device=worst.device,
+                   summary=worst.summary if worst.status is Status.REFUTED else summary,
+                   evidence={"parts": {name: {"status": v.status.value, "method": v.method,
+                                              "summary": v.summary, **v.evidence}
+                                       for name, v in pairs}})

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 import cli
-from kernels.certificates import FORMAT_VERSION, check_certificate, write_certificate
+from kernels.certificates import (CERTIFICATE_FIELDS, FORMAT_VERSION, VERDICT_FIELDS,
+                                  check_certificate, write_certificate)
 from kernels.claim import CheckContext
 
 REPO = Path(__file__).resolve().parent.parent
@@ -28,8 +29,9 @@ def test_fresh_certificates_check_out(certificates):
         assert result.ok, result.problems
     cert = json.loads(certificates["exact"].read_text())
     assert cert["verdict"]["status"] == "verified" and cert["seed"] == 3
-    points = cert["verdict"]["evidence"]["parts"][0]["weights_mod_p"]
-    assert len(points) == 6 and cert["verdict"]["evidence"]["parts"][0]["prime"] == 2**31 - 1
+    vanishing = cert["verdict"]["evidence"]["parts"]["vanishing"]
+    assert len(vanishing["weights_mod_p"]) == 6 and vanishing["prime"] == 2**31 - 1
+    assert set(cert) == set(CERTIFICATE_FIELDS) and set(cert["verdict"]) == set(VERDICT_FIELDS)
 
 
 def _tamper(path, edit):
@@ -44,13 +46,28 @@ def _tamper(path, edit):
     (lambda c: c.update(seed=4), "weights_mod_p"),
     (lambda c: c["params"].update(d=4), "verdict.params.d"),
     (lambda c: c.update(digest="0" * 64), "digest"),
-    (lambda c: c["verdict"]["evidence"]["parts"][0].update(points=7), "points"),
-    (lambda c: c["verdict"]["evidence"]["parts"][1].update(prop9_rank_over_Q=9), "prop9_rank_over_Q"),
+    (lambda c: c["verdict"]["evidence"]["parts"]["vanishing"].update(points=7),
+     "verdict.evidence.parts.vanishing.points"),
+    (lambda c: c["verdict"]["evidence"]["parts"]["cor10"].update(prop9_rank_over_Q=9),
+     "verdict.evidence.parts.cor10.prop9_rank_over_Q"),
+    (lambda c: c["verdict"]["evidence"]["parts"]["cor10"].update(extra=1),
+     "verdict.evidence.parts.cor10.extra is not produced by the re-run"),
     (lambda c: c["verdict"].update(failure_probability=1e-3), "failure_probability"),
 ])
 def test_tampering_is_named(certificates, edit, expected):
     result = _tamper(certificates["exact"], edit)
     assert not result.ok and any(expected in p for p in result.problems), result.problems
+
+
+@pytest.mark.parametrize("edit,named", [
+    (lambda c: c.update(status="proved"), "status"),
+    (lambda c: c.update(status="proved", note="x"), "status, note"),
+    (lambda c: c["verdict"].update(verified_by="me"), "verdict.verified_by"),
+])
+def test_fields_the_format_does_not_define_are_refused(certificates, edit, named):
+    result = _tamper(certificates["exact"], edit)
+    assert result.problems == [f"field(s) the certificate format does not define: {named}"]
+    assert result.claim == "linear"
 
 
 def test_newer_format_and_malformed_files_are_refused(certificates, tmp_path):

@@ -80,7 +80,6 @@ def test_list(run_cli):
     ("verify", "linear", "--d", 3, "--t", 2, "--backend", "numpy", "--device", "cuda", "--method", "numeric"),
     ("verify-poly", "y_((1,1),(1,1),(1,1)) +", "--d", 2, "--t", 2),
     ("verify-poly", "y_((3,1),(1,1),(1,1))", "--d", 2, "--t", 2),
-    ("show", "linear", "--d", 3, "--t", 1),
 ])
 def test_bad_input_is_one_line_and_exit_2(run_cli, args):
     code, out, err = run_cli(*args)
@@ -88,9 +87,34 @@ def test_bad_input_is_one_line_and_exit_2(run_cli, args):
     assert err.startswith("attngeom: error:") and err.count("\n") == 1 and "Traceback" not in err
 
 
-def test_not_applicable_exit_2(run_cli):
-    code, out, _ = run_cli("verify", "linear", "--d", 3, "--t", 1)
-    assert code == 2 and out.startswith("not-applicable") and "t >= 2" in out
+LINEAR_T1 = ("linear", "--d", 3, "--t", 1)
+LINEAR_T1_LINE = ("attngeom: not-applicable: ADM Prop 9 needs a context column n != j, "
+                  "so t >= 2; got t=1\n")
+
+
+@pytest.mark.parametrize("command", ["verify", "show"])
+def test_not_applicable_is_one_line_on_stderr_and_exit_2(run_cli, command):
+    assert run_cli(command, *LINEAR_T1) == (2, "", LINEAR_T1_LINE)
+
+
+def test_not_applicable_json_verdict_stays_on_stdout(run_cli):
+    code, out, err = run_cli("verify", *LINEAR_T1, "--json")
+    verdict = json.loads(out)
+    assert code == 2 and err == LINEAR_T1_LINE
+    assert verdict["status"] == "not-applicable" and verdict["params"]["t"] == 1
+    assert f"attngeom: not-applicable: {verdict['evidence']['hypothesis']}\n" == err
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_dimension_not_applicable_agrees(run_cli, as_json):
+    code, out, err = run_cli("dimension", "--d", "3,3,3", "--a", 2, "--t", 2,
+                             *(["--json"] if as_json else []))
+    assert code == 2 and err == "attngeom: not-applicable: HMK Cor 3.8 needs t >= 3; got t=2\n"
+    if as_json:
+        report = json.loads(out)
+        assert report["status"] == "not-applicable" and report["verdict"]["status"] == "not-applicable"
+    else:
+        assert out == ""
 
 
 def test_help_and_version(run_cli):

@@ -26,7 +26,7 @@ P = 2**31 - 1
 
 
 def statuses(verdict):
-    return [part["status"] for part in verdict.evidence.get("parts", [])]
+    return [part["status"] for part in verdict.evidence.get("parts", {}).values()]
 
 
 # -- the examples: proved for d = 3, t = 2, every a where the theorem applies ------------
@@ -45,7 +45,7 @@ def test_proved_for_d3_t2(claim, params):
 
 def test_d3_families_are_expanded_in_full():
     for claim, a in ((CROSS_CUBIC, 1), (LOW_RANK, 1), (LOW_RANK, 2), (SYZYGY, 3)):
-        members = claim.verify({"d": 3, "t": 2, "a": a}, "symbolic").evidence["parts"][1]
+        members = claim.verify({"d": 3, "t": 2, "a": a}, "symbolic").evidence["parts"]["members"]
         assert not members["sampled"] and members["members_checked"] == members["members_total"]
 
 
@@ -91,10 +91,10 @@ def test_verified_up_to_d6_t4(claim, params):
 
 def test_rank_evidence_shows_bound_attained_and_control():
     v = LOW_RANK.verify({"d": 4, "t": 2, "a": 2}, "exact")
-    rank = v.evidence["parts"][0]
+    rank = v.evidence["parts"]["criterion"]
     assert rank["ranks_mod_p"] == [2] * 6 and rank["bound_attained"]
     assert rank["rank_at_a_random_point_off_the_variety"] == 4
-    pencil = CROSS_CUBIC.verify({"d": 4, "t": 2}, "exact").evidence["parts"][0]
+    pencil = CROSS_CUBIC.verify({"d": 4, "t": 2}, "exact").evidence["parts"]["criterion"]
     assert pencil["ranks_mod_p"] == [2] * 6 and pencil["rank_at_a_random_point_off_the_variety"] == 4
 
 
@@ -120,7 +120,7 @@ def test_delta_is_symmetric_in_rows_and_columns():
 @pytest.mark.parametrize("d,a", [(3, 1), (3, 2), (4, 1), (4, 3), (5, 2)])
 def test_thm25_count(d, a):
     v = LOW_RANK.verify({"d": d, "t": 2, "a": a}, "exact")
-    count = next(p for p in v.evidence["parts"] if "listed" in p)
+    count = v.evidence["parts"]["count"]
     assert count["listed"] == count["formula_value"] == comb(comb(d + 1, 2), a + 1) * comb(d, a + 1)
 
 
@@ -135,8 +135,8 @@ def test_example_28_exactly_ten_and_not_in_prop24_span():
     v = SYZYGY.verify({"d": 3, "t": 2, "a": 3}, "exact")
     parts = v.evidence["parts"]
     assert v.status is Status.VERIFIED
-    assert any(p["summary"].startswith("ADM Example 28: exactly 10") for p in parts)
-    span = next(p for p in parts if "rank_together" in p)
+    assert parts["example28-count"]["summary"].startswith("ADM Example 28: exactly 10")
+    span = parts["example28-span"]
     assert (span["rank_syzygy"], span["rank_prop24"], span["rank_together"]) == (10, 10, 20)
     assert span["dim_intersection"] == 0
 
@@ -187,7 +187,7 @@ def test_example_26_matrix_entry_for_entry(run_cli):
               for row in shown["entries"]]
     assert parsed == low_rank.example_26_labels()
     v = LOW_RANK.verify({"d": 3, "t": 2, "a": 1})
-    assert any(p["summary"].startswith("ADM Example 26: F_{2,1} equals") for p in v.evidence["parts"])
+    assert v.evidence["parts"]["example26"]["summary"].startswith("ADM Example 26: F_{2,1} equals")
 
 
 def test_example_26_transcription_mutation(monkeypatch):

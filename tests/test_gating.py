@@ -245,7 +245,7 @@ def test_robustness_printed_construction_is_refuted_with_witness():
 def test_robustness_corrected_construction_has_a_neighbourhood():
     verdict = verify("curvature-robustness", samples=40, variant="corrected")
     assert verdict.status.value == "consistent"
-    neighbourhood = verdict.evidence["parts"][-1]
+    neighbourhood = verdict.evidence["parts"]["neighbourhood"]
     radii = [row["radius"] for row in neighbourhood["rows"] if row["min_K"] >= 0.5]
     assert 2 ** -12 in radii and max(radii) < 1
     assert status("curvature-robustness", ambient=3, gate_dim=2) == "not-applicable"
@@ -302,8 +302,8 @@ def test_show_every_format(run_cli, claim_id):
 def test_cli_verify_exit_codes(run_cli):
     assert run_cli("verify", "gated-sphere")[0] == 0
     assert run_cli("verify", "curvature-lower-bound")[0] == 1
-    code, out, _ = run_cli("verify", "ungated-flat", "--values", 2, "--samples", 20)
-    assert code == 2 and out.startswith("not-applicable")
+    code, out, err = run_cli("verify", "ungated-flat", "--values", 2, "--samples", 20)
+    assert code == 2 and out == "" and err.startswith("attngeom: not-applicable:")
 
 
 def test_cli_curvature_sphere_1000_points(run_cli):
@@ -331,7 +331,6 @@ def test_cli_curvature_gate_strength_and_normal_form(run_cli):
     ("curvature", "normal-form", "--gate-strength", 1),
     ("curvature", "sphere", "--points", 0),
     ("curvature", "sphere", "--gate-strength", "x"),
-    ("curvature", "sphere", "--ambient", 2),
     ("curvature", "normal-form", "--psi", "u+"),
     ("curvature", "normal-form", "--amplitudes", "1,2", "--layers", 3),
     ("curvature", "sphere", "--backend", "torch", "--device", "cuda"),
@@ -349,3 +348,8 @@ def test_cli_bad_input_is_one_line_exit_2(run_cli, args):
     code, out, err = run_cli(*args)
     assert code == 2 and out == ""
     assert err.startswith("attngeom: error:") and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_cli_curvature_outside_the_hypotheses_is_not_applicable(run_cli):
+    assert run_cli("curvature", "sphere", "--ambient", 2) == (2, "", (
+        "attngeom: not-applicable: Thm 3.6 and Cor 3.8 need a decoder dimension D >= 3; got D=2\n"))

@@ -33,7 +33,7 @@ def verify(claim_id, method="auto", **params):
 
 
 def part_statuses(verdict):
-    return {part["summary"].split(":")[0]: part["status"] for part in verdict.evidence["parts"]}
+    return {name: part["status"] for name, part in verdict.evidence["parts"].items()}
 
 
 # -- formulas and parameters ------------------------------------------------------------------
@@ -85,8 +85,8 @@ def test_three_adic_rule():
 def test_matmul_fibre_verified_and_not_applicable_for_a_above_d():
     verdict = verify("matmul-fibre", d=3, a=2)
     assert verdict.status.value == "verified"
-    parts = verdict.evidence["parts"]
-    assert parts[1]["measured_rank"] == 2 * (6 - 2) and parts[1]["certified"]
+    dimension = verdict.evidence["parts"]["dimension"]
+    assert dimension["measured_rank"] == 2 * (6 - 2) and dimension["certified"]
     assert verify("matmul-fibre", d=2, a=3).status.value == "not-applicable"
 
 
@@ -109,7 +109,7 @@ def test_matmul_fibre_mutations(monkeypatch):
 def test_fibre_single_layer_verified(method):
     verdict = verify("fibre-single-layer", method, d=3, dprime=2, t=2)
     assert verdict.status.value == "verified"
-    assert verdict.evidence["parts"][-1]["measured_rank"] == 9 + 6 - 1
+    assert verdict.evidence["parts"]["generic-fibre"]["measured_rank"] == 9 + 6 - 1
 
 
 def test_fibre_single_layer_needs_two_tokens():
@@ -169,9 +169,9 @@ def test_singular_locus_refutes_lemma_a3_as_printed_and_checks_the_rest():
     verdict = verify("singular-locus", d=3, dprime=2, t=2)
     assert verdict.status.value == "refuted"
     statuses = part_statuses(verdict)
-    assert statuses["Lemma A.3 (corrected)"] == "verified"
-    assert statuses["Lemma A.3 as printed"] == "refuted"
-    assert statuses["Cor A.4"] == "verified" and statuses["Cor A.6"] == "verified"
+    assert statuses["lemmaA.3-corrected"] == "verified"
+    assert statuses["lemmaA.3-printed"] == "refuted"
+    assert statuses["corA.4"] == "verified" and statuses["corA.6"] == "verified"
     strata = verdict.evidence["strata"]
     assert strata["critical form (k⊗q, h⊗k)"]["critical"]
     assert not strata["rank-one (k⊗q, h⊗v), v not parallel to k"]["critical"]
@@ -191,7 +191,7 @@ def test_singular_locus_mutation(monkeypatch):
     monkeypatch.setattr(hmk_fibres, "critical_kernel_vector", lambda q, h, p_, prime: np.concatenate(
         [outer_mod_p(p_, q, prime).ravel(), outer_mod_p(h, p_, prime).ravel()]))
     verdict = verify("singular-locus", d=3, dprime=2, t=2)
-    assert part_statuses(verdict)["Lemma A.3 (corrected)"] == "refuted"
+    assert part_statuses(verdict)["lemmaA.3-corrected"] == "refuted"
 
 
 # -- virtual-weights -----------------------------------------------------------------------------------
@@ -225,7 +225,7 @@ def test_virtual_weights_change_of_basis_mutation(monkeypatch):
 def test_fibre_deep_verified():
     verdict = verify("fibre-deep", d=(3, 3, 3), a=2, t=3)
     assert verdict.status.value == "verified"
-    local = verdict.evidence["parts"][-1]
+    local = verdict.evidence["parts"]["thm3.7-local"]
     assert local["measured_rank"] == 2 and local["eq13_tangents_in_kernel"]
     assert verify("fibre-deep", d=(3, 2, 2, 3), a=2, t=3).status.value == "verified"
     assert verify("fibre-deep", d=(3, 3, 3), a=2, t=2).status.value == "not-applicable"
@@ -237,11 +237,11 @@ def test_fibre_deep_mutations(monkeypatch):
     monkeypatch.setattr(hmk_deep_fibres, "recursion_output", lambda Ms, L, X: L @ X @ _product(
         [X.T @ M @ X for M in reversed(Ms)]))
     verdict = verify("fibre-deep", d=(3, 3, 3), a=2, t=3)
-    assert part_statuses(verdict)["eq (13)"] == "refuted"
+    assert part_statuses(verdict)["eq13"] == "refuted"
     monkeypatch.undo()
     monkeypatch.setattr(hmk_deep_fibres, "gauge_action", lambda Q, K, C, p: (Q, hmk_deep_fibres.matmul_mod_p(C, K, p)))
     verdict = verify("fibre-deep", d=(3, 3, 3), a=2, t=3)
-    assert part_statuses(verdict)["GL_a, GL_delta, rescalings"] == "refuted"
+    assert part_statuses(verdict)["symmetries"] == "refuted"
 
 
 # -- dimension-deep ------------------------------------------------------------------------------------
@@ -264,8 +264,10 @@ def test_dimension_deep_refutes_printed_eq5_when_widths_change():
 def test_dimension_deep_grid_matches_the_corrected_formula():
     verdict = verify("dimension-deep")
     layers = set()
-    for part in verdict.evidence["parts"]:
+    for name, part in verdict.evidence["parts"].items():
         assert part["measured_rank"] == part["corrected_formula"] and part["certified"]
+        assert name == Architecture(*(tuple(part["architecture"][k]) for k in "da"),
+                                    part["architecture"]["t"]).slug
         layers.add(part["architecture"]["layers"])
     assert layers == {1, 2, 3, 4}
 
@@ -282,6 +284,18 @@ def test_dimension_deep_hypotheses():
     for params in [dict(d=(3, 3, 3), a=2, t=2), dict(d=(3, 3, 3), a=1, t=3),
                    dict(d=(3, 2, 3, 3), a=2, t=3), dict(d=(2, 3, 3), a=2, t=3)]:
         assert verify("dimension-deep", **params).status.value == "not-applicable"
+
+
+def test_exact_rank_at_delta_16_reaches_the_bound_at_the_first_attempt():
+    arch = Architecture((16, 16, 16), (2, 2), 3)
+    sampler = dimension.Sampler(0).spawn(16)
+    measured = dimension.measure_exact(arch, sampler)
+    assert measured.rank == measured.upper_bound == deep_dimension_corrected(arch, 16) == 374
+    assert measured.attempts == [[16, 374]] and measured.certified
+    # the Jacobian's rows alone (P + 8 of them, 14 inputs) fall short: the core directions
+    rows_only = -(-(arch.parameters + dimension.EXTRA_ROWS) // (16 * 3))
+    assert rows_only == 14 and dimension.core_directions(arch) == (60, 4)
+    assert dimension.measure_exact(arch, sampler, samples=rows_only).rank < 374
 
 
 # -- softmax ----------------------------------------------------------------------------------------------

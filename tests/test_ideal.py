@@ -17,7 +17,7 @@ from lightning_alg.claims import family_claims
 from lightning_alg.claims.base import FamilyClaim
 from lightning_alg.coordinates import CoordinateSystem
 from lightning_alg.ideal import degree_table, interpolation, variety
-from lightning_alg.ideal.report import compute_ideal
+from lightning_alg.ideal.report import compute_ideal, render_report
 from lightning_alg.ideal.m2_export import export_m2, lift_block
 from lightning_alg.invariant import Invariant
 from lightning_alg.labels import Label, multisets
@@ -422,3 +422,195 @@ def test_families_whose_lowest_members_lie_above_the_table_are_not_built(monkeyp
     claim = Chow111Claim()
     assert claim.lowest_member_degree(claim.resolve({"d": 3, "t": 2})) == 7
     assert claim.lowest_member_degree(claim.resolve({"d": 4, "t": 2})) == 4
+
+
+# -- attribution at the cost of the ideal (issue 17): budget, family parameters, stages ------
+
+def _attribution(report):
+    """The attribution without its timings: per degree, each row and the totals."""
+    return [([{k: v for k, v in row.items() if k != "seconds"} for row in t["families"]],
+             t["all_families"], t["unexplained"]) for t in report.attribution["degrees"]]
+
+
+def test_default_run_keeps_the_ideal_table_of_families_none():
+    """The attribution no longer forces every block to be computed: the degree table of the
+    default run is the table of --families none (the S_d shortcut included)."""
+    plain, _ = compute_ideal(3, 2, 3, max_degree=4)
+    attributed, _ = compute_ideal(3, 2, 3, max_degree=4, families=family_claims("all"))
+    strip = lambda r: [{k: v for k, v in row.items() if k != "seconds"}
+                       for row in r.to_json()["degrees"]]
+    assert strip(plain) == strip(attributed)
+    assert attributed.to_json()["degrees"][-1]["blocks_computed"] < attributed.degrees[-1].blocks
+
+
+def test_attribution_through_the_symmetry_equals_computing_every_block(monkeypatch):
+    """Blocks the table did not compute are attributed in the coordinates of the block they
+    are a permutation of; switching the shortcut off (every block computed) changes nothing."""
+    families = family_claims("cross-cubic,syzygy,veronese,block-veronese,resultant")
+    mapped, _ = compute_ideal(3, 2, 3, max_degree=4, families=families)
+    monkeypatch.setattr(degree_table, "permutation_stable", lambda coords, variables: False)
+    direct, _ = compute_ideal(3, 2, 3, max_degree=4, families=families)
+    assert direct.degrees[-1].blocks_computed == direct.degrees[-1].blocks
+    assert _attribution(mapped) == _attribution(direct)
+
+
+def test_budget_skips_families_with_the_reason_and_never_silently():
+    report, _ = compute_ideal(3, 2, 3, max_degree=4, families=family_claims("resultant,syzygy"),
+                              attribution_budget=0.02)
+    skipped = {s["id"]: s["reason"] for s in report.attribution["skipped"]}
+    assert "over the attribution budget" in skipped["resultant --line all"]
+    assert "--attribution-budget raises it" in skipped["resultant --line all"]
+    rows = {r["id"] for t in report.attribution["degrees"] for r in t["families"]}
+    assert rows | set(skipped) == {"syzygy", "resultant", "resultant --line all"}
+    assert "resultant --line all" not in rows
+    budget = report.attribution["budget"]
+    assert budget["factor"] == 0.02
+    assert budget["used"] <= budget["limit"] == int(0.02 * budget["ideal_work"])
+    assert "skipped resultant --line all: over the attribution budget" in render_report(report)
+    again, _ = compute_ideal(3, 2, 3, max_degree=4, families=family_claims("resultant,syzygy"),
+                             attribution_budget=0.02)
+    # a count of work, not a clock: the same families are skipped again
+    assert again.attribution["skipped"] == report.attribution["skipped"]
+
+
+def test_zero_budget_skips_every_family_and_no_budget_skips_none():
+    families = family_claims("cross-cubic,syzygy")
+    none_left, _ = compute_ideal(3, 2, 3, max_degree=3, families=families, attribution_budget=0)
+    assert {s["id"] for s in none_left.attribution["skipped"]} == {"cross-cubic", "syzygy"}
+    assert not any(t["families"] for t in none_left.attribution["degrees"])
+    unlimited, _ = compute_ideal(3, 2, 3, max_degree=3, families=families, attribution_budget=None)
+    assert not unlimited.attribution["skipped"] and unlimited.attribution["budget"]["limit"] is None
+    assert unlimited.attribution["degrees"][2]["all_families"]["new_generators"] == 20
+
+
+def test_family_param_attributes_the_claim_at_those_parameters():
+    report, _ = compute_ideal(3, 2, 3, max_degree=4, families=family_claims("veronese,resultant"),
+                              family_params=["veronese:r=2", "resultant:line=1,0,0:0,1,0"])
+    rows = {r["id"]: r for r in report.attribution["degrees"][-1]["families"]}
+    assert set(rows) == {"veronese --r 2", "resultant --line 1,0,0:0,1,0"}   # no variants
+    assert rows["veronese --r 2"]["members"] == 9 and rows["veronese --r 2"]["new_generators"] == 9
+    assert rows["resultant --line 1,0,0:0,1,0"]["span"] == 6
+    high, _ = compute_ideal(3, 2, 3, max_degree=4, families=family_claims("veronese"),
+                            family_params=["veronese:r=3"])
+    assert high.attribution["skipped"] == [{
+        "id": "veronese --r 3", "source": "ADM Thm 30",
+        "reason": "no members of degree <= 4 at these parameters"}]
+
+
+def test_veronese_defaults_reach_every_r_that_fits_the_table():
+    """ADM Thm 30 at its defaults (every r) used to be expanded up to r = min(a, d) and then
+    skipped as too large at d = 4; the attribution now asks only for the r with 2r <= K."""
+    from lightning_alg.claims import REGISTRY
+    veronese = REGISTRY.get("veronese")
+    params = veronese.resolve({"d": 4, "t": 2, "a": 4})
+    coords = CoordinateSystem(4, 2, 1, 1, 1)
+    assert veronese.member_family(params, coords, 4).size == 36       # r = 2 only
+    assert veronese.member_family(params, coords, 3) is None
+    assert veronese.member_family(params, coords, 8).degree == 8     # r = 2, 3, 4
+
+
+@pytest.mark.parametrize("option,message", [
+    ("veronese", "takes ID:NAME=VALUE"),
+    ("nope:r=2", "'nope' is not an attributed family"),
+    ("veronese:q=2", "veronese has no family parameter 'q'"),
+    ("veronese:d=4", "veronese has no family parameter 'd'"),
+    ("veronese:r=x", "--r must be an integer"),
+])
+def test_cli_family_param_errors_are_one_line(run_cli, option, message):
+    code, _, err = run_cli("ideal", "--d", 3, "--t", 2, "--a", 3, "--families", "veronese",
+                           "--family-param", option)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_family_param_twice_and_bad_budget(run_cli):
+    code, _, err = run_cli("ideal", "--d", 3, "--t", 2, "--families", "veronese",
+                           "--family-param", "veronese:r=2", "--family-param", "veronese:r=3")
+    assert code == 2 and "veronese:r is given twice" in err
+    code, _, err = run_cli("ideal", "--d", 3, "--t", 2, "--attribution-budget", "-1")
+    assert code == 2 and "--attribution-budget must be a nonnegative number" in err
+    code, out, _ = run_cli("ideal", "--d", 3, "--t", 2, "--a", 3, "--max-degree", 3,
+                           "--families", "syzygy", "--attribution-budget", "none", "--json")
+    assert code == 0 and json.loads(out)["family_attribution"]["budget"]["limit"] is None
+
+
+class _RecordingProgress:
+    """A progress callable (CheckContext convention) that records its labels."""
+
+    def __init__(self):
+        self.labels = []
+
+    def __call__(self, iterable, label="", length=None):
+        self.labels.append(label)
+        return iterable
+
+
+def test_progress_names_the_stages():
+    from kernels.claim import CheckContext
+    progress = _RecordingProgress()
+    compute_ideal(3, 2, 3, max_degree=3, families=family_claims("syzygy"),
+                  context=CheckContext(seed=0, progress=progress))
+    assert progress.labels == ["degree 2 blocks: kernels", "degree 3 blocks: kernels",
+                               "attribution: family members", "degree 3 blocks: attribution"]
+    quiet = _RecordingProgress()
+    compute_ideal(3, 2, 3, max_degree=3, context=CheckContext(seed=0, progress=quiet))
+    assert not [label for label in quiet.labels if "attribution" in label]
+
+
+def test_block_work_is_a_top_level_function_of_picklable_inputs():
+    """The unit a kernels.executor can map over the blocks of one degree: the same result
+    after a round trip through pickle."""
+    import pickle
+    engine = degree_table.AttentionIdeal(3, 2, 3)
+    blocks = engine.blocks(2)
+    pool, fresh = engine._pool(engine.variables)
+    task = degree_table.BlockTask(blocks.block(5), pool, fresh, DEFAULT_PRIME, 4, None, True, True)
+    here = degree_table.solve_block(task)
+    there = degree_table.solve_block(pickle.loads(pickle.dumps(task)))
+    assert (here.rank, here.nullity, here.points) == (there.rank, there.nullity, there.points)
+    assert np.array_equal(here.vectors, there.vectors)
+    assert np.array_equal(here.solution.free, there.solution.free)
+
+
+def test_structured_families_expand_over_fp_as_sympy_does():
+    """StructuredFamily.expand_mod_p (ring terms) and MinorCombinationFamily's Leibniz
+    expansion against the SymPy expansion the attribution used before."""
+    from kernels.polyeval import compile_polynomials
+    from lightning_alg.claims import REGISTRY
+    from lightning_alg.claims.base import coordinates_of
+    from lightning_alg.invariants.structured import StructuredFamily
+    for name, raw in (("cross-cubic", {}), ("syzygy", {}), ("block-veronese", {"r": 2})):
+        claim = REGISTRY.get(name)
+        params = claim.resolve({"d": 3, "t": 2, "a": 3, **raw})
+        coords = coordinates_of(params)
+        family = claim.member_family(params, coords, 4)
+        compiled = compile_polynomials(family.expand(coords), coords.symbol_index)
+        expected = {}
+        for m, j, c in compiled.entries:
+            key = (j, *compiled.monomials[m])
+            value = c.numerator * pow(c.denominator, -1, DEFAULT_PRIME)
+            expected[key] = (expected.get(key, 0) + value) % DEFAULT_PRIME
+        for expand in (family.expand_mod_p, lambda *a: StructuredFamily.expand_mod_p(family, *a)):
+            (degree, (member, rows, coeff)), = expand(coords, DEFAULT_PRIME).items()
+            assert degree == family.degree
+            assert {(int(j), *map(int, r)): int(c) for j, r, c in zip(member, rows, coeff)} == \
+                {k: v for k, v in expected.items() if v}
+
+
+def test_linear_substitution_expands_like_the_polynomials():
+    """kernels.monomials.LinearSubstitution against SymPy: x0 = z0 + 2 z1, x1 = z1, x2 = 3 z2."""
+    from kernels.monomials import LinearSubstitution, sum_terms_mod_p
+    z0, z1, z2 = sympy.symbols("z0 z1 z2")
+    forms = [z0 + 2 * z1, z1, 3 * z2]
+    substitution = LinearSubstitution.of([[(0, 1), (1, 2)], [(1, 1)], [(2, 3)]], 7)
+    owner, rows, values = np.array([0, 0, 1, 0]), np.array([[1, 2], [1, 2], [0, 0], [0, 1]]), \
+        np.array([1, 2, 3, 5])
+    for combine in (True, False):
+        got = sum_terms_mod_p(*substitution.apply(owner, rows, values, 7, combine=combine), 7)
+        expected = {}
+        for j, (a, b), c in zip(owner, rows, values):
+            for monom, coeff in sympy.Poly(c * forms[a] * forms[b], z0, z1, z2).terms():
+                key = (int(j),) + tuple(sorted(v for v, e in enumerate(monom) for _ in range(e)))
+                expected[key] = (expected.get(key, 0) + int(coeff)) % 7
+        assert {(int(j), *map(int, r)): int(c) for j, r, c in zip(*got)} == \
+            {k: v for k, v in expected.items() if v}
+    assert substitution.terms(rows) == 1 + 1 + 4 + 2

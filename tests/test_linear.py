@@ -30,7 +30,7 @@ def test_example_12_exactly_as_printed():
 def test_example_13_ten_independent_relations():
     v = LINEAR.verify({"d": 3, "t": 2, "a": 1})
     assert v.status is Status.PROVED and v.method == "symbolic"
-    cor10 = v.evidence["parts"][1]
+    cor10 = v.evidence["parts"]["cor10"]
     assert cor10["prop9_rank_over_Q"] == cor10["cor10_count"] == 10
     assert cor10["dim_J1_measured"] == 10 and cor10["family_spans_J1"]
 
@@ -46,14 +46,14 @@ def test_exact_verification_of_a_larger_case():
     v = LINEAR.verify({"d": 6, "t": 4, "a": 2}, "exact")
     assert v.status is Status.VERIFIED and v.failure_probability < 1e-40
     # one coordinate: C(d+2,3) + (t-2) d C(d+1,2) linear relations = 56 + 2*6*21
-    assert v.evidence["parts"][1]["dim_J1_measured"] == 308
+    assert v.evidence["parts"]["cor10"]["dim_J1_measured"] == 308
 
 
 def test_whole_output_view_has_the_sequence_copies():
     params = {"d": 2, "t": 3, "a": 2, "dprime": 2, "all_outputs": True}
     v = LINEAR.verify(params, "exact")
     assert v.status is Status.VERIFIED
-    side = v.evidence["parts"][1]
+    side = v.evidence["parts"]["cor10"]
     # whole output, per row: t C(d+2,3) + (t^2 - t - 1) d C(d+1,2) = 12 + 5*6
     assert side["dim_J1_measured"] == 2 * (3 * 4 + 5 * 6) and side["family_spans_J1"]
 

@@ -55,8 +55,8 @@ def verify(claim, method, **params):
     return claim.verify(params, method, CheckContext(seed=params.pop("seed", 0)))
 
 
-def part_with(verdict, key):
-    return next(p for p in verdict.evidence["parts"] if key in p)
+def part(verdict, name):
+    return verdict.evidence["parts"][name]
 
 
 # -- Example 19 ------------------------------------------------------------------------------
@@ -173,9 +173,9 @@ def test_lemma16_needs_d_at_least_3_and_a_linear_factor():
 def test_lie_flattening_d3_is_proved_with_example_19():
     verdict = verify(sc.LieFlatteningClaim(), "auto", d=3)
     assert verdict.status is Status.PROVED
-    example = part_with(verdict, "span_of_minors")
+    example = part(verdict, "example19")
     assert example["span_of_minors"] == 35 and example["codimension"] == 2
-    assert part_with(verdict, "generic_cubic_rank")["generic_cubic_rank"] == 8
+    assert part(verdict, "nontrivial")["generic_cubic_rank"] == 8
 
 
 @pytest.mark.parametrize("d, a", [(3, 3), (4, 4), (5, 2), (6, 1)])
@@ -184,7 +184,7 @@ def test_lie_flattening_methods(d, a):
     assert verify(claim, "symbolic", d=d, a=a).status is Status.PROVED
     exact = verify(claim, "exact", d=d, a=a)
     assert exact.status is Status.VERIFIED
-    assert set(part_with(exact, "lemma16_cases")["lemma16_cases"]) == {1, 2}
+    assert set(part(exact, "lemma16")["lemma16_cases"]) == {1, 2}
     assert verify(claim, "numeric", d=d, a=a).status is Status.CONSISTENT
 
 
@@ -261,7 +261,7 @@ def test_single_column_rank_methods(d, a):
     assert verify(claim, "symbolic", d=d, a=a).status in (Status.PROVED, Status.VERIFIED)
     exact = verify(claim, "exact", d=d, a=a)
     assert exact.status is Status.VERIFIED
-    assert max(part_with(exact, "ranks_mod_p")["ranks_mod_p"]) == 2 * a + 1
+    assert max(part(exact, "vanishing")["ranks_mod_p"]) == 2 * a + 1
     assert verify(claim, "numeric", d=d, a=a).status is Status.CONSISTENT
 
 
@@ -277,9 +277,9 @@ def test_single_column_rank_vacuous_bound(run_cli):
 def test_remark_23_ranks(d):
     verdict = verify(chow.Chow111Claim(), "exact", d=d)
     assert verdict.status is Status.VERIFIED
-    ranks = next(p for p in verdict.evidence["parts"] if p["summary"].startswith("Remark 23"))
+    ranks = part(verdict, "remark23")
     assert set(ranks["ranks_mod_p"]) == {6 if d == 3 else 3 * d - 2}
-    example = part_with(verdict, "cone_dimension_measured")
+    example = part(verdict, "example21")
     assert example["cone_dimension_measured"] == 3 * d - 2
     assert example["rank_on_split_21"] == lie_rank_split_21(d) > lie_rank_split_111(d)
 
@@ -287,10 +287,9 @@ def test_remark_23_ranks(d):
 def test_example_21_numbers():
     verdict = verify(chow.Chow111Claim(), "symbolic", d=4)
     assert verdict.status is Status.VERIFIED
-    assert part_with(verdict, "generic_cubic_rank")["generic_cubic_rank"] == 15
-    assert part_with(verdict, "cone_dimension_measured")["cone_dimension_measured"] == 10
-    cor22 = next(p for p in verdict.evidence["parts"] if p["summary"].startswith("Cor 22"))
-    assert cor22["status"] == "proved"
+    assert part(verdict, "nontrivial")["generic_cubic_rank"] == 15
+    assert part(verdict, "example21")["cone_dimension_measured"] == 10
+    assert part(verdict, "cor22")["status"] == "proved"
     assert verify(chow.Chow111Claim(), "numeric", d=4).status is Status.CONSISTENT
 
 
@@ -328,7 +327,7 @@ def test_mutated_lie_flattening_is_refuted(monkeypatch, method):
     verdict = verify(sc.LieFlatteningClaim(), method, d=3)
     assert verdict.status is Status.REFUTED
     if method == "exact":
-        assert part_with(verdict, "ranks_mod_p")["status"] == "refuted"
+        assert part(verdict, "rank")["status"] == "refuted"
 
 
 def test_mutated_lie_flattening_breaks_lemma16_kernel(monkeypatch):
@@ -359,7 +358,7 @@ def test_trivial_family_is_refuted(monkeypatch):
     monkeypatch.setattr(sc, "lie_flattening_matrix", without_first_column)
     verdict = verify(sc.LieFlatteningClaim(), "exact", d=4)
     assert verdict.status is Status.REFUTED
-    assert part_with(verdict, "generic_cubic_rank")["status"] == "refuted"
+    assert part(verdict, "nontrivial")["status"] == "refuted"
 
 
 @pytest.mark.parametrize("method", ["symbolic", "exact", "numeric"])
@@ -411,8 +410,8 @@ def test_mutated_remark_23_rank_is_refuted(monkeypatch, shift, method):
 # -- bad input and applicability ----------------------------------------------------------------
 @pytest.mark.parametrize("claim", ["lie-flattening", "single-column-rank", "chow-111"])
 def test_d_below_3_is_not_applicable(run_cli, claim):
-    code, out, _ = run_cli("verify", claim, "--d", 2)
-    assert code == 2 and out.startswith("not-applicable") and "d >= 3" in out
+    code, out, err = run_cli("verify", claim, "--d", 2)
+    assert code == 2 and out == "" and err.startswith("attngeom: not-applicable:") and "d >= 3" in err
     code, _, err = run_cli("show", claim, "--d", 2)
     assert code == 2 and "not-applicable" in err
 
@@ -431,8 +430,8 @@ def test_bad_input_is_one_line(run_cli, args, message):
 
 
 def test_chow_111_needs_rank_one(run_cli):
-    code, out, _ = run_cli("verify", "chow-111", "--d", 4, "--a", 2)
-    assert code == 2 and "Cor 22 needs rank(A) = 1" in out
+    code, out, err = run_cli("verify", "chow-111", "--d", 4, "--a", 2)
+    assert code == 2 and out == "" and "not-applicable: ADM Cor 22 needs rank(A) = 1" in err
 
 
 def test_seeded_verdicts_are_reproducible():

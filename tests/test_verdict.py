@@ -46,7 +46,33 @@ def test_combine_takes_the_weakest_and_keeps_refutations():
     p = proved(checked=1, summary="p", evidence={})
     v = verified(checked=1, degree=2, prime=101, points=2, summary="v")
     r = refuted(method="exact", counterexample={"x": 1}, summary="r")
-    assert combine([p, v], summary="both").status is Status.VERIFIED
-    both = combine([p, r, v], summary="x")
+    assert combine({"p": p, "v": v}, summary="both").status is Status.VERIFIED
+    both = combine({"p": p, "r": r, "v": v}, summary="x")
     assert both.status is Status.REFUTED and both.counterexample == {"x": 1}
-    assert combine([p, p], summary="pp").status is Status.PROVED
+    assert both.summary == "r"
+    assert combine({"first": p, "second": p}, summary="pp").status is Status.PROVED
+
+
+def test_combine_keeps_the_parts_by_name_in_order():
+    p = proved(checked=1, summary="p", evidence={"terms": 3})
+    v = verified(checked=2, degree=2, prime=101, points=2, summary="v")
+    out = combine([("vanishing", v), ("count", p)])
+    parts = out.evidence["parts"]
+    assert list(parts) == ["vanishing", "count"]
+    assert parts["count"] == {"status": "proved", "method": "symbolic", "summary": "p", "terms": 3}
+    assert parts["vanishing"]["prime"] == 101 and out.checked == 3
+    assert out.summary == "v; p"                       # the parts' summaries by default
+    nested = combine({"outer": out, "d=3,3,3/a=2,2/t=3": p})
+    assert nested.evidence["parts"]["outer"]["parts"]["count"]["terms"] == 3
+
+
+@pytest.mark.parametrize("parts", [
+    [("same", proved(checked=1, summary="a", evidence={})),
+     ("same", proved(checked=1, summary="b", evidence={}))],
+    {"two words": proved(checked=1, summary="a", evidence={})},
+    {"": proved(checked=1, summary="a", evidence={})},
+    {},
+])
+def test_combine_refuses_unnamed_or_clashing_parts(parts):
+    with pytest.raises(AssertionError):
+        combine(parts)

@@ -78,11 +78,12 @@ class CurvatureRobustnessClaim(GECClaim):
         be = context_backend(context)
         D, m = params["ambient"], params["gate_dim"]
         corrected = gates.build_gate_realization(D, m, printed=False)
-        parts = [self._constant_gate(corrected, be, context)]
+        parts = {"constant-gate": self._constant_gate(corrected, be, context)}
         if params["variant"] == "printed":
-            parts.append(self._printed_construction(gates.build_gate_realization(D, m, printed=True)))
-        parts.append(self._realization(corrected, be, context))
-        parts.append(self._neighbourhood(corrected, be, context))
+            parts["printed-construction"] = self._printed_construction(
+                gates.build_gate_realization(D, m, printed=True))
+        parts["realization"] = self._realization(corrected, be, context)
+        parts["neighbourhood"] = self._neighbourhood(corrected, be, context)
         return combine(parts, summary=(
             "corrected construction (z = s~ ⊘ Y): K = 1 at W*, K >= 1/2 on the compact grid in a "
             "measured neighbourhood of W*; a constant gate gives K = 0"))

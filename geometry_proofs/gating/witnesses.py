@@ -24,7 +24,7 @@ from geometry_proofs.gating.sphere import GatedSphereClaim
 from geometry_proofs.riemann import Immersion
 from kernels.backend import get_backend
 from kernels.claim import CheckContext
-from kernels.errors import BadInput
+from kernels.errors import BadInput, NotApplicable
 from kernels.sampling import Sampler
 
 WITNESSES = ("sphere", "normal-form")
@@ -44,7 +44,7 @@ def _resolve(claim, raw: dict) -> dict:
     params = claim.resolve(raw)
     violation = claim.hypothesis_violation(params)
     if violation:
-        raise BadInput(f"not-applicable: {violation}")
+        raise NotApplicable(violation)
     return params
 
 

@@ -239,7 +239,7 @@ class AssembledGradientClaim(GaugeClaim):
         own = self.compare(own_rows, tolerance=AUTODIFF_TOLERANCE, backend=be.name, device=be.device, context=context,
                            holds="eq (14)'s product rule with eq (15) is exact for agent i's own row (eq 17/21/28)",
                            fails="eq (14) with eq (15) differs from autodiff of agent i's own row")
-        out = combine([main, own, second], summary="; ".join(v.summary for v in (main, own, second)))
+        out = combine({"formula": main, "own-row": own, "finite-differences": second})
         out.evidence.update(evidence)
         return out
 

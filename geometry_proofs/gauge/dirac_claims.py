@@ -96,7 +96,7 @@ class DiracKLClaim(GaugeClaim):
             differences, [*s_i, *s_j, *mu_i, *mu_j, sigma2],
             holds=f"eq 47 is the Gaussian KL for every Omega in SO({n}) (Cayley chart), all means and sigma^2",
             fails="eq 47 differs from the Gaussian KL",
-            evidence={"n": n, "parts": ["tr(Sigma_t^{-1} sigma^2 I) - n", "det(Sigma_t) / sigma^{2n} - 1",
+            evidence={"n": n, "identities": ["tr(Sigma_t^{-1} sigma^2 I) - n", "det(Sigma_t) / sigma^{2n} - 1",
                                         "Mahalanobis / 2 - eq 47"], "Omega": "C(A_i) C(A_j)^T, C(A) = (I - A)^{-1}(I + A)"})
 
     def check_numeric(self, params, context):

@@ -100,7 +100,7 @@ class PairGradientClaim(GaugeClaim):
                               context=context, holds="autodiff agrees with central finite differences",
                               fails="autodiff disagrees with finite differences",
                               why="GT §2.4.4's threshold; central differences with h = 1e-5")
-        return combine([main, second], summary=main.summary + "; " + second.summary)
+        return combine({"formula": main, "finite-differences": second})
 
     def check_symbolic(self, params, context):
         variant = params.get("variant", "printed")

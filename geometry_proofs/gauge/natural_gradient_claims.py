@@ -101,7 +101,7 @@ class NaturalGradientClaim(GaugeClaim):
                                  holds="the two definitions of the Fisher information agree",
                                  fails="E[score score^T] differs from -E[Hess log p]",
                                  why="both expectations exact (sigma points, Gauss-Hermite); float64 rounding")
-            out = combine([out, agree], summary=out.summary + "; " + agree.summary)
+            out = combine({"formula": out, "fisher-definitions": agree})
             out.evidence.update(evidence)
         return out
 
@@ -207,34 +207,38 @@ class RetractionClaim(GaugeClaim):
                 cholesky = RT.retract_eq7(Sigma, V, 1.0, root=np.linalg.cholesky(Sigma))
                 factor.append(relative_error(cholesky, RT.retract_eq7(Sigma, V, 1.0)))
         worst_spd, worst_order, worst_eq = min(spd), min(orders), max(equivariance)
-        parts = []
+        parts = {}
         if worst_spd[0] <= 0:
-            parts.append(refuted(method="numeric", backend="numpy", device="cpu", summary="(i) eq 7 left the SPD cone",
-                                 counterexample={"seed": context.seed, "sample": worst_spd[1], "V": worst_spd[2],
-                                                 "eta": worst_spd[3], "smallest eigenvalue": worst_spd[0]}))
+            parts["spd"] = refuted(method="numeric", backend="numpy", device="cpu", summary="(i) eq 7 left the SPD cone",
+                                   counterexample={"seed": context.seed, "sample": worst_spd[1], "V": worst_spd[2],
+                                                   "eta": worst_spd[3], "smallest eigenvalue": worst_spd[0]})
         else:
-            parts.append(consistent(checked=len(spd), max_residual=0.0, tolerance=0.0, backend="numpy", device="cpu",
-                                    summary=f"(i) SPD: smallest eigenvalue {worst_spd[0]:.3g} > 0",
-                                    evidence={"smallest eigenvalue": worst_spd[0]}))
+            parts["spd"] = consistent(checked=len(spd), max_residual=0.0, tolerance=0.0, backend="numpy", device="cpu",
+                                      summary=f"(i) SPD: smallest eigenvalue {worst_spd[0]:.3g} > 0",
+                                      evidence={"smallest eigenvalue": worst_spd[0]})
         if worst_order[0] < ORDER_THRESHOLD:
-            parts.append(refuted(method="numeric", backend="numpy", device="cpu",
-                                 summary=f"(ii) eq 7 is not first-order: |R - Sigma - eta V| ~ eta^{worst_order[0]:.2f}",
-                                 counterexample={"seed": context.seed, "sample": worst_order[1], "V": worst_order[2],
-                                                 "eta": list(FIRST_ORDER_STEPS), "errors": worst_order[3]}))
+            parts["first-order"] = refuted(
+                method="numeric", backend="numpy", device="cpu",
+                summary=f"(ii) eq 7 is not first-order: |R - Sigma - eta V| ~ eta^{worst_order[0]:.2f}",
+                counterexample={"seed": context.seed, "sample": worst_order[1], "V": worst_order[2],
+                                "eta": list(FIRST_ORDER_STEPS), "errors": worst_order[3]})
         else:
-            parts.append(consistent(checked=len(orders), max_residual=0.0, tolerance=0.0, backend="numpy", device="cpu",
-                                    summary=f"(ii) |R - Sigma - eta V| ~ eta^{worst_order[0]:.2f} (first order agrees)",
-                                    evidence={"measured orders": [round(o[0], 3) for o in orders]}))
+            parts["first-order"] = consistent(
+                checked=len(orders), max_residual=0.0, tolerance=0.0, backend="numpy", device="cpu",
+                summary=f"(ii) |R - Sigma - eta V| ~ eta^{worst_order[0]:.2f} (first order agrees)",
+                evidence={"measured orders": [round(o[0], 3) for o in orders]})
         if worst_eq[0] > EQUIVARIANCE_TOLERANCE:
-            parts.append(refuted(method="numeric", backend="numpy", device="cpu",
-                                 summary="(iii) eq 7 is not equivariant under Sigma -> g Sigma g^T",
-                                 counterexample={"seed": context.seed, "sample": worst_eq[1], "V": worst_eq[2],
-                                                 "relative error": worst_eq[0]}))
+            parts["equivariance"] = refuted(
+                method="numeric", backend="numpy", device="cpu",
+                summary="(iii) eq 7 is not equivariant under Sigma -> g Sigma g^T",
+                counterexample={"seed": context.seed, "sample": worst_eq[1], "V": worst_eq[2],
+                                "relative error": worst_eq[0]})
         else:
-            parts.append(consistent(checked=len(equivariance), max_residual=worst_eq[0],
-                                    tolerance=EQUIVARIANCE_TOLERANCE, backend="numpy", device="cpu",
-                                    summary=f"(iii) equivariant under SO({dim}) (within {EQUIVARIANCE_TOLERANCE:g})"))
-        out = combine(parts, summary="; ".join(p.summary for p in parts))
+            parts["equivariance"] = consistent(
+                checked=len(equivariance), max_residual=worst_eq[0], tolerance=EQUIVARIANCE_TOLERANCE,
+                backend="numpy", device="cpu",
+                summary=f"(iii) equivariant under SO({dim}) (within {EQUIVARIANCE_TOLERANCE:g})")
+        out = combine(parts)
         out.evidence["Cholesky factor in place of Sigma^{1/2}: largest relative change"] = max(factor)
         return out
 

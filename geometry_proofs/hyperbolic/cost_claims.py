@@ -53,11 +53,13 @@ class CostClaim(RGTClaim):
             a, b = sum(small[name].values()), sum(large[name].values())
             growth[name] = None if a == 0 else round(math.log2(b / a), 6)
         evidence = {"counts_N": small, "counts_2N": large, "growth_exponent_in_N": growth, "N": n, "d": d}
-        parts = [
-            self._exponent("naive (geodesic) O(N^2 d K)", growth["geodesic"], 2, evidence),
-            self._exponent("optimized, tangent space at the origin: O(N d K') primitives", growth["tangent_origin"], 1, evidence),
-            self._exponent("optimized as printed (Algorithm 3): O(N d K') primitives", growth["tangent_printed"], 1, evidence),
-        ]
+        parts = {
+            "geodesic": self._exponent("naive (geodesic) O(N^2 d K)", growth["geodesic"], 2, evidence),
+            "tangent-origin": self._exponent("optimized, tangent space at the origin: O(N d K') primitives",
+                                             growth["tangent_origin"], 1, evidence),
+            "tangent-printed": self._exponent("optimized as printed (Algorithm 3): O(N d K') primitives",
+                                              growth["tangent_printed"], 1, evidence),
+        }
         return combine(parts, summary=(
             f"Riemannian primitives grow like N^{growth['geodesic']} (geodesic), N^{growth['tangent_origin']} "
             f"(tangent space at the origin), N^{growth['tangent_printed']} (Algorithm 3)"))

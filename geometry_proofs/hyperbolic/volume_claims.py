@@ -81,9 +81,10 @@ class VolumeGrowthClaim(RGTClaim):
                     "formula_vs_metric_8": "agree" if agree <= 1e-9 else f"differ by {agree:.3g}",
                     "true_rate": round((d - 1) * math.sqrt(c), 9)}
         if rate_error <= 1e-3:
-            return combine([part_formula, consistent(checked=3, max_residual=rate_error, tolerance=1e-3,
-                                                     backend="numpy", device="cpu", evidence=evidence,
-                                                     summary="fitted rate = d - 1")],
+            return combine({"sinh-formula": part_formula,
+                            "rate": consistent(checked=3, max_residual=rate_error, tolerance=1e-3,
+                                               backend="numpy", device="cpu", evidence=evidence,
+                                               summary="fitted rate = d - 1")},
                            summary=f"Vol(B_r) grows like e^({fmt(slope)} r), the printed rate d-1 = {d - 1}")
         return refuted(method="numeric", backend="numpy", device="cpu", evidence=evidence,
                        counterexample={"d": d, "c": c, "radii": far.tolist(), "log_volumes": [round(v, 9) for v in logs]},

@@ -79,8 +79,9 @@ class FamilyClaim(Claim):
     def members(self, params: dict[str, Any], coords: CoordinateSystem) -> list[Invariant]:
         raise NotImplementedError
 
-    def side_checks(self, params, coords, members, context: CheckContext) -> list[Verdict]:
-        return []
+    def side_checks(self, params, coords, members, context: CheckContext) -> dict[str, Verdict]:
+        """What the theorem says beyond "these vanish", by part name (kernels.verdict)."""
+        return {}
 
     def auto_method(self, params):
         return "symbolic" if len(coordinates_of(params)) <= AUTO_SYMBOLIC_COORDINATES else "exact"
@@ -95,8 +96,7 @@ class FamilyClaim(Claim):
         extra = self.side_checks(params, coords, members, context)
         if not extra:
             return vanishing
-        return combine([vanishing, *extra], summary=f"{vanishing.summary}; " +
-                       "; ".join(v.summary for v in extra))
+        return combine({"vanishing": vanishing, **extra})
 
 
     def show(self, params, fmt="text", limit=None):

@@ -105,7 +105,9 @@ class Chow111Claim(SingleColumnClaim):
             f"Cor 22: f_T = (v_{coords.row} . x)(k . x)(q . x) coefficient by coefficient "
             f"({len(cubic)} monomials) in QQ[Q, K, V]"))
 
-    def _factor_exact(self, coords, context, prime=DEFAULT_PRIME) -> list[Verdict]:
+    def _factor_exact(self, coords, context, prime=DEFAULT_PRIME) -> dict[str, Verdict]:
+        """Cor 22 at random points over F_p (``cor22``) and, read off the coordinates at
+        integer points, over Q (``cor22-over-Q``)."""
         points = context.samples or DEFAULT_EXACT_POINTS
         weights, y = sample_slice_mod_p(coords, 1, points, context.sampler.spawn(43), prime)
         for b in range(points):
@@ -114,26 +116,26 @@ class Chow111Claim(SingleColumnClaim):
             product = [int(c) for c in product_coefficients(*factors)]
             cubic = [int(c) % prime for c in cubic_coefficients([int(v) for v in y[b]], coords.d)]
             if product != cubic:
-                return [refuted(method="exact", summary=(
+                return {"cor22": refuted(method="exact", summary=(
                     "Cor 22: (v.x)(k.x)(q.x) differs from f_T at a point over F_p"),
                     counterexample={"field": f"F_{prime}", "weights": weights.point(b),
-                                    "f_T": cubic, "product": product})]
+                                    "f_T": cubic, "product": product})}
         found = _integer_factorizations(coords, context)
         bad = [f for f in found if any(deg != 1 for deg in f[1])]
         if bad:
             text, degrees, point = bad[0]
-            return [refuted(method="exact", summary=(
+            return {"cor22": refuted(method="exact", summary=(
                 f"Cor 22: f_T read off the coordinates factors over Q with factor degrees "
                 f"{degrees}, not as three linear forms"),
-                counterexample={"field": "Q", "weights": point, "factorization": text})]
-        parts = [verified(checked=points, degree=3, prime=prime, points=points, summary=(
+                counterexample={"field": "Q", "weights": point, "factorization": text})}
+        parts = {"cor22": verified(checked=points, degree=3, prime=prime, points=points, summary=(
             f"Cor 22: f_T = (v.x)(k.x)(q.x) at {points} random points over F_p"),
-            evidence={"coefficients": len(multisets(coords.d, 3))})]
+            evidence={"coefficients": len(multisets(coords.d, 3))})}
         if found:
-            parts.append(proved(checked=len(found), method="exact", evidence={
+            parts["cor22-over-Q"] = proved(checked=len(found), method="exact", evidence={
                 "factorizations": [f[0] for f in found]}, summary=(
                 f"Cor 22: f_T, read off the coordinates at {len(found)} integer weight points, "
-                f"factors over Q into linear forms")))
+                f"factors over Q into linear forms"))
         return parts
 
     def _remark23_exact(self, coords, context, prime=DEFAULT_PRIME) -> Verdict:
@@ -146,8 +148,9 @@ class Chow111Claim(SingleColumnClaim):
                                   what="Remark 23: M_Lie(f_T) with rank(A) = 1",
                                   point=weights.point)
 
-    def _example21(self, coords, context, prime=DEFAULT_PRIME) -> list[Verdict]:
-        """Generic-cubic rank, the (2,1) comparison and the cone dimension (exact)."""
+    def _example21(self, coords, context, prime=DEFAULT_PRIME) -> dict[str, Verdict]:
+        """Generic-cubic rank (``nontrivial``), the (2,1) comparison and the cone dimension
+        (``example21``), exact."""
         d = coords.d
         lm = lie_flattening_matrix(d)
         expected = lie_rank_split_111(d)
@@ -176,25 +179,29 @@ class Chow111Claim(SingleColumnClaim):
             found = proved(checked=2, method="exact", evidence=evidence, summary=(
                 f"Example 21: the rank-one slice has dimension {dimension} (Jacobian rank over "
                 f"F_p) and M_Lie has rank {rank21} > {expected} on the general (2,1) locus"))
-        return [witness, found]
+        return {"nontrivial": witness, "example21": found}
 
-    def _det_n(self, params, method, context) -> list[Verdict]:
+    def _det_n(self, params, method, context) -> dict[str, Verdict]:
+        """Prop 17(1)'s det N = 0 for d >= 4 (the part ``single-column-rank``)."""
         if params["d"] < 4:
-            return []
-        return [getattr(SingleColumnRankClaim(), f"check_{method}")(params, context)]
+            return {}
+        return {"single-column-rank": getattr(SingleColumnRankClaim(), f"check_{method}")(
+            params, context)}
 
     # -- methods -----------------------------------------------------------------------
     def check_symbolic(self, params, context):
         coords = slice_coordinates(params)
-        parts = ([self._factor_symbolic(coords), self._remark23_exact(coords, context)]
-                 + self._det_n(params, "symbolic", context) + self._example21(coords, context))
-        return combine(parts, summary="; ".join(v.summary for v in parts))
+        return combine({"cor22": self._factor_symbolic(coords),
+                        "remark23": self._remark23_exact(coords, context),
+                        **self._det_n(params, "symbolic", context),
+                        **self._example21(coords, context)})
 
     def check_exact(self, params, context):
         coords = slice_coordinates(params)
-        parts = (self._factor_exact(coords, context) + [self._remark23_exact(coords, context)]
-                 + self._det_n(params, "exact", context) + self._example21(coords, context))
-        return combine(parts, summary="; ".join(v.summary for v in parts))
+        return combine({**self._factor_exact(coords, context),
+                        "remark23": self._remark23_exact(coords, context),
+                        **self._det_n(params, "exact", context),
+                        **self._example21(coords, context)})
 
     def check_numeric(self, params, context):
         coords = slice_coordinates(params)
@@ -222,8 +229,8 @@ class Chow111Claim(SingleColumnClaim):
         rank = rank_bound_numeric(lm.evaluate_float(y, backend), lm.evaluate_float(generic, backend),
                                   lie_rank_split_111(d), backend=backend, point=w.point,
                                   what="Remark 23: M_Lie(f_T) with rank(A) = 1", attained=True)
-        parts = [factor, rank] + self._det_n(params, "numeric", context) + self._example21(coords, context)
-        return combine(parts, summary="; ".join(v.summary for v in parts))
+        return combine({"cor22": factor, "remark23": rank, **self._det_n(params, "numeric", context),
+                        **self._example21(coords, context)})
 
     # -- show --------------------------------------------------------------------------
     def show(self, params, fmt="text", limit=None):

@@ -188,8 +188,9 @@ class CrossColumnFamilyClaim(FamilyClaim):
             return self.rank_numeric(params, coords, context, self.rank_what(params))
         return self.factorization_proof(params, coords)
 
-    def extra_checks(self, method: str, params, coords, context) -> list[Verdict]:
-        return []
+    def extra_checks(self, method: str, params, coords, context) -> dict[str, Verdict]:
+        """Checks beyond the criterion, the members and nontriviality, by part name."""
+        return {}
 
     # -- checking -------------------------------------------------------------------------
     def member_sample(self, params, coords, context):
@@ -201,15 +202,16 @@ class CrossColumnFamilyClaim(FamilyClaim):
                                            limit, lambda: self.random_index(params, sampler))
         return self.family(params, coords, indices), sampled
 
-    def check_members(self, method: str, params, coords, family, sampled, context) -> list[Verdict]:
-        """The members as built vanish on mu(W).  Symbolically only as many as
-        SYMBOLIC_BUDGET allows (a seeded sample of ``family``; none when even one member
-        is too costly, the factorization then carries the proof)."""
+    def check_members(self, method: str, params, coords, family, sampled, context
+                      ) -> dict[str, Verdict]:
+        """The members as built vanish on mu(W) (the part ``members``).  Symbolically only
+        as many as SYMBOLIC_BUDGET allows (a seeded sample of ``family``; none when even one
+        member is too costly, the factorization then carries the proof)."""
         total = self.count(params)
         if method == "symbolic":
             limit = SYMBOLIC_BUDGET // max(1, self.member_cost(params, coords))
             if limit == 0:
-                return []
+                return {}
             if limit < family.size:
                 sampler = context.sampler.spawn(_SAMPLE_STREAM + 1)
                 family, sampled = family.subfamily(random_subset(sampler, family.size, limit)), True
@@ -218,7 +220,7 @@ class CrossColumnFamilyClaim(FamilyClaim):
                  else f"all {family.size} members")
         verdict.summary = f"{which}, as built: {verdict.summary}"
         verdict.evidence.update(members_checked=family.size, members_total=total, sampled=sampled)
-        return [verdict]
+        return {"members": verdict}
 
     def check(self, method, params, context):
         if params.get("matrix"):
@@ -229,10 +231,9 @@ class CrossColumnFamilyClaim(FamilyClaim):
                            f"(limit {MAX_SYMBOLIC_COORDINATES:,}); use --method exact")
         family, sampled = self.member_sample(params, coords, context)
         members = self.check_members(method, params, coords, family, sampled, context)
-        parts = [self.criterion(method, params, coords, context), *members,
-                 check_nontrivial(family, coords, context),
-                 *self.extra_checks(method, params, coords, context)]
-        verdict = combine(parts, summary="; ".join(p.summary for p in parts))
+        verdict = combine({"criterion": self.criterion(method, params, coords, context),
+                           **members, "nontrivial": check_nontrivial(family, coords, context),
+                           **self.extra_checks(method, params, coords, context)})
         if not members:
             verdict.evidence["note"] = (
                 f"no member expanded one by one (one would cost about "
@@ -330,6 +331,13 @@ class CrossColumnFamilyClaim(FamilyClaim):
         return [Invariant(poly, family.name, self.source, family.describe(m))
                 for m, poly in enumerate(family.expand(coords))]
 
+    def member_family(self, params, coords, max_degree: int):
+        """Every member, unexpanded, for ``attngeom ideal``'s attribution (which expands them
+        over F_p, under its own budget rather than ``show``'s term limit); None when the
+        members lie above the table."""
+        family = self.family(params, coords, self.index_sets(params))
+        return family if family.degree <= max_degree else None
+
     def show(self, params, fmt="text", limit=None):
         coords = coordinates_of(params)
         if params.get("matrix"):
@@ -347,19 +355,19 @@ def render_matrices(named: list[tuple[str, CoordinateMatrix]], fmt: str) -> str:
     return "\n\n".join(name + joiner + m.render(fmt) for name, m in named)
 
 
-def count_check(what: str, index_sets, printed: int, formula: str) -> list[Verdict]:
-    """The printed count formula against the length of the generated list; no check (an
-    empty list) when the formula promises more than MAX_ENUMERATED members."""
+def count_check(what: str, index_sets, printed: int, formula: str) -> dict[str, Verdict]:
+    """The printed count formula against the length of the generated list (the part
+    ``count``); no check when the formula promises more than MAX_ENUMERATED members."""
     if printed > MAX_ENUMERATED:
-        return []
+        return {}
     listed = sum(1 for _ in index_sets)
     evidence = {"listed": listed, "formula": formula, "formula_value": printed}
     if listed != printed:
-        return [refuted(method="exact", evidence=evidence, summary=(
+        return {"count": refuted(method="exact", evidence=evidence, summary=(
             f"{what}: the list has {listed} members, the printed count {formula} gives {printed}"),
-            counterexample={"listed": listed, "printed_count": printed})]
-    return [proved(checked=1, method="exact", evidence=evidence,
-                   summary=f"{what}: {listed} members = {formula}")]
+            counterexample={"listed": listed, "printed_count": printed})}
+    return {"count": proved(checked=1, method="exact", evidence=evidence,
+                            summary=f"{what}: {listed} members = {formula}")}
 
 
 def distinct_members(family, coords: CoordinateSystem, context, prime: int = DEFAULT_PRIME) -> int:

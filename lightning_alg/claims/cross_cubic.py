@@ -115,7 +115,7 @@ class CrossCubicClaim(CrossColumnFamilyClaim):
                              self.count(params), f"C({d},3)^2 C({d}+2,3)")
         if checks and self.count(params) * self.member_entries(params) <= MEMBER_ENTRY_BUDGET:
             family = self.family(params, coords, self.index_sets(params))
-            checks[0].evidence.update(
+            checks["count"].evidence.update(
                 distinct_polynomials=distinct_members(family, coords, context),
                 distinct_formula="C(C(d,3)+1,2) C(d+2,3) (Delta_{R,C}^S = Delta_{C,R}^S)",
                 distinct_formula_value=cross_cubic.distinct_mixed_minor_count(d))

@@ -130,8 +130,8 @@ class SingleLayerDimensionClaim(Claim):
         if params["d"] is not None:
             d, dp, a = single_layer_dims(params, with_a=True)
             return self._point(d, dp, a, params["t"], method, context)
-        parts = [self._point(*point, method, context)
-                 for point in context.progress(SINGLE_LAYER_GRID, "Cor 3.3 grid")]
+        parts = [(Architecture((d, dp), (a,), t).slug, self._point(d, dp, a, t, method, context))
+                 for d, dp, a, t in context.progress(SINGLE_LAYER_GRID, "Cor 3.3 grid")]
         return combine(parts, summary=f"eq (7) = measured rank at all {len(parts)} grid points "
                                       "(d <= 4, d' <= 3, a <= d + 1, t <= 3)")
 
@@ -225,8 +225,9 @@ class DeepDimensionClaim(Claim):
     def check(self, method, params, context):
         if params["d"] is not None:
             return self._point(architecture(params), method, context)
-        parts = [self._point(Architecture(d, a, 3), method, context)
-                 for d, a in context.progress(DEEP_GRID, "Cor 3.8 grid")]
+        grid = [Architecture(d, a, 3) for d, a in DEEP_GRID]
+        parts = [(arch.slug, self._point(arch, method, context))
+                 for arch in context.progress(grid, "Cor 3.8 grid")]
         return combine(parts, summary=f"eq (14) = measured rank at all {len(parts)} grid points")
 
     def show(self, params, fmt="text", limit=None):
@@ -348,8 +349,9 @@ class SoftmaxDimensionClaim(Claim):
     def check_numeric(self, params, context):
         if params["d"] is not None:
             return self._point(architecture(params, softmax=True), context)
-        parts = [self._point(Architecture(d, a, 3, softmax=True), context)
-                 for d, a in context.progress(FIGURE3_GRID, "Figure 3")]
+        grid = [Architecture(d, a, 3, softmax=True) for d, a in FIGURE3_GRID]
+        parts = [(arch.slug, self._point(arch, context))
+                 for arch in context.progress(grid, "Figure 3")]
         return combine(parts, summary="eq (16) = numerical rank at HMK Figure 3's delta = 3..10")
 
     def show(self, params, fmt="text", limit=None):

@@ -68,30 +68,29 @@ class VirtualWeightsClaim(Claim):
         Cs = [sympy.MatrixSymbol(f"C{i}", d[i], d[i]) for i in range(1, l)]
         direct = deep_lightning_attention(X, [Layer(a, v) for a, v in zip(As, Vs)]).doit()
         Ms, L = virtual_weights(As, Vs)
-        parts = []
-        for name, expr in [("Lemma 3.6 (eqs 10-11)", recursion_output(Ms, L, X)),
-                           ("eq (12), 3-adic rule", unrolled_output(Ms, L, X))]:
+        parts = {}
+        for key, name, expr in [("lemma3.6", "Lemma 3.6 (eqs 10-11)", recursion_output(Ms, L, X)),
+                                ("eq12", "eq (12), 3-adic rule", unrolled_output(Ms, L, X))]:
             word = expr.doit()
             if word == direct:
-                parts.append(proved(checked=1, summary=f"{name}: the same word as the network",
-                                    evidence={"word_length": len(direct.args)}))
+                parts[key] = proved(checked=1, summary=f"{name}: the same word as the network",
+                                    evidence={"word_length": len(direct.args)})
             else:
-                parts.append(self._exact_identity(name, arch, context))
+                parts[key] = self._exact_identity(name, arch, context)
         new_A, new_V = change_of_basis(As, Vs, Cs, [c.I for c in Cs])
         Ms2, L2 = virtual_weights(new_A, new_V)
         same = all(m2.doit() == m.doit() for m2, m in zip(Ms2, Ms)) and L2.doit() == L.doit()
-        parts.append(proved(checked=l + 1, summary="eq (9) leaves M_i and L unchanged",
-                            evidence={"group": "GL"}) if same else self._exact_symmetry(arch, context))
-        parts += self._lemma_35(arch, context)
-        return combine(parts, summary="; ".join(v.summary for v in parts))
+        parts["eq9"] = (proved(checked=l + 1, summary="eq (9) leaves M_i and L unchanged",
+                               evidence={"group": "GL"}) if same
+                        else self._exact_symmetry(arch, context))
+        return combine({**parts, **self._lemma_35(arch, context)})
 
     def check_exact(self, params, context):
         arch = self._arch(params)
-        parts = [self._exact_identity("Lemma 3.6 (eqs 10-11)", arch, context),
-                 self._exact_identity("eq (12), 3-adic rule", arch, context),
-                 self._exact_symmetry(arch, context)]
-        parts += self._lemma_35(arch, context)
-        return combine(parts, summary="; ".join(v.summary for v in parts))
+        return combine({"lemma3.6": self._exact_identity("Lemma 3.6 (eqs 10-11)", arch, context),
+                        "eq12": self._exact_identity("eq (12), 3-adic rule", arch, context),
+                        "eq9": self._exact_symmetry(arch, context),
+                        **self._lemma_35(arch, context)})
 
     @staticmethod
     def _random_network(arch, s):
@@ -136,9 +135,10 @@ class VirtualWeightsClaim(Claim):
         return identity_verdict("eq (9)", failures, points, 6 * sum(arch.d) + 4 * arch.layers,
                                 points, f"(M, L) unchanged at {points} random points and C_i")
 
-    def _lemma_35(self, arch, context) -> list[Verdict]:
+    def _lemma_35(self, arch, context) -> dict[str, Verdict]:
+        """The kernel of d(A, V) -> (M, L) (the part ``lemma3.5``; none without a bottleneck)."""
         if arch.layers < 2 or arch.bottleneck_violation():
-            return []
+            return {}
         delta, l = arch.delta, arch.layers
         As, Vs = self._random_network(arch, context.sampler.spawn(200))
 
@@ -148,11 +148,10 @@ class VirtualWeightsClaim(Claim):
 
         J = jacobian_mod_p(to_virtual, As + Vs, None, PRIME)
         P = J.shape[1]
-        return [rank_verdict("Lemma 3.5", P - rank_mod_p(J, PRIME), (l - 1) * delta ** 2,
-                             degree=2 * l, what="kernel dimension of d(A, V) -> (M, L)",
-                             evidence={"parameters": P, "delta": delta},
-                             counterexample={"A": [a.tolist() for a in As],
-                                              "V": [v.tolist() for v in Vs]})]
+        return {"lemma3.5": rank_verdict(
+            "Lemma 3.5", P - rank_mod_p(J, PRIME), (l - 1) * delta ** 2, degree=2 * l,
+            what="kernel dimension of d(A, V) -> (M, L)", evidence={"parameters": P, "delta": delta},
+            counterexample={"A": [a.tolist() for a in As], "V": [v.tolist() for v in Vs]})}
 
     def show(self, params, fmt="text", limit=None):
         arch = self._arch(params)
@@ -197,9 +196,9 @@ class FibreDeepClaim(Claim):
 
     def check_exact(self, params, context):
         arch = architecture(params)
-        parts = [self._rescaling(arch, context), self._weight_symmetries(arch, context),
-                 self._local_fibre(arch, context)]
-        return combine(parts, summary="; ".join(v.summary for v in parts))
+        return combine({"eq13": self._rescaling(arch, context),
+                        "symmetries": self._weight_symmetries(arch, context),
+                        "thm3.7-local": self._local_fibre(arch, context)})
 
     def _rescaling(self, arch, context) -> Verdict:
         l = arch.layers

@@ -101,7 +101,7 @@ class MatmulFibreClaim(Claim):
             evidence={"parameters": 2 * a * d, "gl_a_orbit_dimension": orbit_dim,
                       "orbit_in_kernel": in_kernel, "certified": in_kernel and rank == 2 * a * d - orbit_dim},
             counterexample={"Q": Q.tolist(), "K": K.tolist()})
-        return combine([orbit, dimension], summary=(
+        return combine({"lemma3.1": orbit, "dimension": dimension}, summary=(
             f"{orbit.summary}; {dimension.summary} = a(2d - a)"))
 
     def show(self, params, fmt="text", limit=None):
@@ -136,7 +136,7 @@ class FibreSingleLayerClaim(SingleLayerClaim):
     #: symbolic expansion is refused above this many entries of X
     MAX_SYMBOLIC_INPUT = 12
 
-    def _exact_identities(self, d, dp, t, context) -> list[Verdict]:
+    def _exact_identities(self, d, dp, t, context) -> dict[str, Verdict]:
         points = context.samples or IDENTITY_POINTS
         failures = {"rescaling": [], "swap": [], "zero": []}
         witnesses = []
@@ -169,16 +169,19 @@ class FibreSingleLayerClaim(SingleLayerClaim):
             else:
                 witnesses.append(int(np.count_nonzero(nonzero)))
         degree = 7  # 3 in X, at most 4 in (k, q, h, v) or (A, V, lambda, 1/lambda) cleared
-        return [
-            identity_verdict("rescaling", failures["rescaling"], points, degree, points,
-                             f"phi(lambda A, V/lambda) = phi(A, V) at {points} random points"),
-            identity_verdict("rank-one swap", failures["swap"], points, degree, points,
-                             f"phi(v⊗q, h⊗k) = phi(k⊗q, h⊗v) at {points} random points"),
-            identity_verdict("zero fibre", failures["zero"], points, degree, points,
-                             "phi = 0 for A = 0 or V = 0; nonzero rank-one (A, V) give phi != 0",
-                             {"nonzero_output_entries": witnesses})]
+        return {
+            "rescaling": identity_verdict(
+                "rescaling", failures["rescaling"], points, degree, points,
+                f"phi(lambda A, V/lambda) = phi(A, V) at {points} random points"),
+            "rank-one-swap": identity_verdict(
+                "rank-one swap", failures["swap"], points, degree, points,
+                f"phi(v⊗q, h⊗k) = phi(k⊗q, h⊗v) at {points} random points"),
+            "zero-fibre": identity_verdict(
+                "zero fibre", failures["zero"], points, degree, points,
+                "phi = 0 for A = 0 or V = 0; nonzero rank-one (A, V) give phi != 0",
+                {"nonzero_output_entries": witnesses})}
 
-    def _symbolic_identities(self, d, dp, t) -> list[Verdict]:
+    def _symbolic_identities(self, d, dp, t) -> dict[str, Verdict]:
         if d * t > self.MAX_SYMBOLIC_INPUT:
             raise BadInput(f"symbolic expansion with d*t = {d * t} > {self.MAX_SYMBOLIC_INPUT} "
                            "input entries is refused; use --method exact")
@@ -189,27 +192,28 @@ class FibreSingleLayerClaim(SingleLayerClaim):
         V = sympy.Matrix(dp, d, lambda i, j: sympy.Symbol(f"w{i + 1}_{j + 1}"))
         lam = sympy.Symbol("lambda")
         phi = lambda A_, V: lightning_attention(X, A_, V).applyfunc(sympy.expand)
-        out = []
-        for name, lhs, rhs in [("rescaling", phi(lam * A_, V / lam), phi(A_, V)),
-                               ("rank-one swap", phi(v * q.T, h * k.T), phi(k * q.T, h * v.T))]:
+        out = {}
+        for key, name, lhs, rhs in [
+                ("rescaling", "rescaling", phi(lam * A_, V / lam), phi(A_, V)),
+                ("rank-one-swap", "rank-one swap", phi(v * q.T, h * k.T), phi(k * q.T, h * v.T))]:
             difference = (lhs - rhs).applyfunc(sympy.expand)
             terms = sum(len(sympy.Add.make_args(e)) for e in rhs)
             if difference != sympy.zeros(dp, t):
-                out.append(refuted(method="symbolic", summary=f"{name}: the identity fails",
-                                   counterexample={"difference": str(difference)}))
+                out[key] = refuted(method="symbolic", summary=f"{name}: the identity fails",
+                                   counterexample={"difference": str(difference)})
             else:
-                out.append(proved(checked=dp * t, summary=f"{name}: proved in Q[weights, X]",
-                                  evidence={"terms_per_side": terms, "terms_after": 0}))
+                out[key] = proved(checked=dp * t, summary=f"{name}: proved in Q[weights, X]",
+                                  evidence={"terms_per_side": terms, "terms_after": 0})
         rank_one = phi(k * q.T, h * v.T)
         zero = phi(sympy.zeros(d, d), V) == sympy.zeros(dp, t) == phi(A_, sympy.zeros(dp, d))
         if zero and rank_one != sympy.zeros(dp, t):
-            out.append(proved(checked=3, summary="zero fibre: phi = 0 for A = 0 or V = 0; "
-                              "phi(k⊗q, h⊗v) is a nonzero polynomial",
-                              evidence={"terms_rank_one": sum(len(sympy.Add.make_args(e))
-                                                              for e in rank_one)}))
+            out["zero-fibre"] = proved(checked=3, summary="zero fibre: phi = 0 for A = 0 or V = 0; "
+                                       "phi(k⊗q, h⊗v) is a nonzero polynomial",
+                                       evidence={"terms_rank_one": sum(len(sympy.Add.make_args(e))
+                                                                       for e in rank_one)})
         else:
-            out.append(refuted(method="symbolic", summary="zero fibre: the statement fails",
-                               counterexample={"phi_rank_one": str(rank_one)}))
+            out["zero-fibre"] = refuted(method="symbolic", summary="zero fibre: the statement fails",
+                                        counterexample={"phi_rank_one": str(rank_one)})
         return out
 
     def _generic_fibre(self, d, dp, t, context) -> Verdict:
@@ -235,8 +239,7 @@ class FibreSingleLayerClaim(SingleLayerClaim):
         t = params["t"]
         parts = (self._symbolic_identities(d, dp, t) if method == "symbolic"
                  else self._exact_identities(d, dp, t, context))
-        parts.append(self._generic_fibre(d, dp, t, context))
-        return combine(parts, summary="; ".join(v.summary for v in parts))
+        return combine({**parts, "generic-fibre": self._generic_fibre(d, dp, t, context)})
 
     def show(self, params, fmt="text", limit=None):
         d, dp, _ = single_layer_dims(params)
@@ -328,7 +331,7 @@ class SingularLocusClaim(SingleLayerClaim):
                  for (name, W), r in zip(strata.items(), ranks.values())}
         evidence = {"parameters": P, "generic_rank_expected": generic, "samples": count,
                     "strata": table}
-        parts = []
+        parts = {}
         # Lemma A.3 in the corrected form (A = 0 or V = 0 added) ...
         corrected_wrong = [n for n, row in table.items() if row["critical"] != (
             row["printed_critical_form"] or row["rk_A"] == 0 or row["rk_V"] == 0)]
@@ -339,34 +342,34 @@ class SingularLocusClaim(SingleLayerClaim):
         vectors_in_kernel = not np.any(matmul_mod_p(J_crit, kernel_vectors.T.copy(), PRIME))
         vector_rank = rank(kernel_vectors)
         if corrected_wrong or not vectors_in_kernel or ranks["generic"] != generic:
-            parts.append(refuted(method="exact", evidence={"strata": table}, summary=(
+            parts["lemmaA.3-corrected"] = refuted(method="exact", evidence={"strata": table}, summary=(
                 "Lemma A.3 (corrected): criticality differs from 'A = 0 or V = 0 or "
                 f"(k⊗q, h⊗k)' at {corrected_wrong or 'the kernel vectors (p⊗q, -h⊗p)'}"),
-                counterexample={"strata": corrected_wrong, "kernel_vectors_in_kernel": vectors_in_kernel}))
+                counterexample={"strata": corrected_wrong, "kernel_vectors_in_kernel": vectors_in_kernel})
         else:
-            parts.append(verified(checked=len(table), degree=minor_degree(generic, 4), prime=PRIME,
-                                  points=1, evidence={"kernel_vectors_rank": vector_rank},
-                                  summary=("Lemma A.3 (corrected): with 'A = 0 or V = 0' added, "
-                                           "exactly the strata of that form are critical; "
-                                           f"(p⊗q, -h⊗p) span a {vector_rank}-dimensional part "
-                                           "of the kernel")))
+            parts["lemmaA.3-corrected"] = verified(
+                checked=len(table), degree=minor_degree(generic, 4), prime=PRIME, points=1,
+                evidence={"kernel_vectors_rank": vector_rank},
+                summary=("Lemma A.3 (corrected): with 'A = 0 or V = 0' added, exactly the strata "
+                         "of that form are critical; (p⊗q, -h⊗p) span a "
+                         f"{vector_rank}-dimensional part of the kernel"))
         # ... and as printed
         printed_wrong = [n for n, row in table.items() if row["critical"] != row["printed_critical_form"]]
         if printed_wrong:
             name = printed_wrong[-1]
             W = strata[name]
-            parts.append(refuted(method="exact", summary=(
+            parts["lemmaA.3-printed"] = refuted(method="exact", summary=(
                 f"Lemma A.3 as printed: '{name}' is critical (Jacobian rank {ranks[name]} < "
                 f"{generic}) but not of the form A = k⊗q, V = h⊗k (rk A = {table[name]['rk_A']}, "
                 f"rk V = {table[name]['rk_V']}); corrected: W is critical iff A = 0, or V = 0, or "
                 "A = k⊗q and V = h⊗k (the proof's 'first case')"),
                 counterexample={"field": f"F_{PRIME}", "A": W[0].tolist(), "V": W[1].tolist(),
                                 "jacobian_rank": ranks[name], "generic_rank": generic,
-                                "inputs_seed": context.seed}))
-        parts.append(self._segre_term(A_gen, V_gen, generic, context))
-        parts.append(self._two_branches(strata, jac, k, q, h, v, generic))
-        parts.append(self._boundary(d, dp, t, context))
-        verdict = combine(parts, summary="; ".join(v.summary for v in parts))
+                                "inputs_seed": context.seed})
+        parts["propA.5"] = self._segre_term(A_gen, V_gen, generic, context)
+        parts["corA.4"] = self._two_branches(strata, jac, k, q, h, v, generic)
+        parts["corA.6"] = self._boundary(d, dp, t, context)
+        verdict = combine(parts)
         verdict.evidence.update(evidence)
         return verdict
 

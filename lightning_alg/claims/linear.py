@@ -63,13 +63,13 @@ class LinearClaim(FamilyClaim):
                     "dim_J1_measured": len(coords) - span,
                     "family_spans_J1": family_rank == len(coords) - span}
         if rank != expected:
-            return [refuted(method="exact", evidence=evidence, summary=(
+            return {"cor10": refuted(method="exact", evidence=evidence, summary=(
                 f"Cor 10: the Prop 9 relations have rank {rank} over Q, not C(d+2,3) = {expected}"),
                 counterexample={"rank_over_Q": rank, "claimed": expected,
-                                "output": [coords.row, coords.col]})]
-        return [proved(checked=1, method="exact", evidence=evidence, summary=(
+                                "output": [coords.row, coords.col]})}
+        return {"cor10": proved(checked=1, method="exact", evidence=evidence, summary=(
             f"Cor 10: the {len(prop9)} Prop 9 relations have rank {rank} = C(d+2,3) over Q; "
-            f"dim J_1 = {len(coords) - span} (family rank {family_rank})"))]
+            f"dim J_1 = {len(coords) - span} (family rank {family_rank})"))}
 
 
 def image_span_dimension(coords, a: int, context, prime: int = DEFAULT_PRIME) -> int:

@@ -70,7 +70,7 @@ class LowRankClaim(MatrixMinorsClaim):
         checks = count_check("ADM Thm 25 count of (a+1)-minors", self.index_sets(params),
                              self.count(params), f"C(C({d}+1,2),{a}+1) C({d},{a}+1)")
         if all(params[k] == v for k, v in low_rank.EXAMPLE_26_PARAMS.items()):
-            checks.append(self.example_26(coords))
+            checks["example26"] = self.example_26(coords)
         return checks
 
     def example_26(self, coords) -> Verdict:

@@ -118,19 +118,20 @@ class ResultantClaim(Claim):
                            "line is too large; use --method exact")
         a = params["a"]
         several = isinstance(family, lines_mod.LineUnion)
-        parts = [check_vanishing(family, coords, a, method, context),
-                 check_nontrivial(family, coords, context),
-                 check_vanishing(res.CommonFactorIdentity(coords, params["context"]), coords, a,
-                                 method, context),
-                 lines_count_check(family, context) if several else count_check(family, context)]
+        parts = {"vanishing": check_vanishing(family, coords, a, method, context),
+                 "nontrivial": check_nontrivial(family, coords, context),
+                 "prop39-identity": check_vanishing(res.CommonFactorIdentity(
+                     coords, params["context"]), coords, a, method, context),
+                 "count": lines_count_check(family, context) if several
+                 else count_check(family, context)}
         if several:
-            return combine(parts, summary="; ".join(p.summary for p in parts))
+            return combine(parts)
         line = res.parse_line(params.get("line"), coords.d)
         if coords.col == 1 and params["context"] == 2 and line == res.parse_line(None, coords.d):
-            parts.append(example41_check(coords, family))
+            parts["example41"] = example41_check(coords, family)
         if coords.d == 3:
-            parts.append(example42_check(family, context))
-        return combine(parts, summary="; ".join(p.summary for p in parts))
+            parts["example42"] = example42_check(family, context)
+        return combine(parts)
 
 
     # -- expanded polynomials ------------------------------------------------------------
@@ -148,7 +149,7 @@ class ResultantClaim(Claim):
         members may be split into multihomogeneous components."""
         from lightning_alg.ideal.attribution import SparseMembers
         family = self.family(params, coords)
-        member, monomials, coeff = lines_mod.expand_mod_p(family, prime)
+        member, monomials, coeff = lines_mod.expand_mod_p(family, prime, combine=False)
         every_line = isinstance(family, lines_mod.LineUnion) and family.lineset.kind == lines_mod.ALL
         return SparseMembers(family.degree, family.size, member, monomials, coeff, every_line)
 

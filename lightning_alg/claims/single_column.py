@@ -181,10 +181,11 @@ class LieFlatteningClaim(SingleColumnClaim):
         generic = lm.evaluate_mod_p(generic_cubics_mod_p(context, d, 1, prime), prime)[0]
         return generic_rank_witness(generic, d * d - 1, prime=prime, what="M_Lie")
 
-    def _example19(self, coords, a, context, prime=DEFAULT_PRIME) -> list[Verdict]:
-        """ADM Example 19 (d = 3): codim 2 and the span of the 45 maximal minors."""
+    def _example19(self, coords, a, context, prime=DEFAULT_PRIME) -> dict[str, Verdict]:
+        """ADM Example 19 (d = 3): codim 2 and the span of the 45 maximal minors (the part
+        ``example19``; none for d != 3)."""
         if coords.d != 3:
-            return []
+            return {}
         lm = lie_flattening_matrix(3)
         generic = lm.evaluate_mod_p(generic_cubics_mod_p(context, 3, SPAN_POINTS, prime), prime)
         values = np.array([[int(flint.nmod_mat(nmod_rows(m[list(rows)], prime), prime).det())
@@ -201,12 +202,12 @@ class LieFlatteningClaim(SingleColumnClaim):
         if expected_dim is not None and dimension != expected_dim:
             problems.append(f"the slice has dimension {dimension}, not 8 (codimension 2)")
         if problems:
-            return [refuted(method="exact", evidence=evidence, summary="Example 19: " +
-                            "; ".join(problems), counterexample=evidence)]
-        return [proved(checked=len(values), method="exact", evidence=evidence, summary=(
+            return {"example19": refuted(method="exact", evidence=evidence, summary=(
+                "Example 19: " + "; ".join(problems)), counterexample=evidence)}
+        return {"example19": proved(checked=len(values), method="exact", evidence=evidence, summary=(
             f"Example 19: the 45 maximal minors span dimension {span} (measured at "
             f"{SPAN_POINTS} generic points over F_p) and the slice has codimension "
-            f"{10 - dimension}"))]
+            f"{10 - dimension}"))}
 
     # -- methods -----------------------------------------------------------------------
     def check_symbolic(self, params, context):
@@ -249,8 +250,8 @@ class LieFlatteningClaim(SingleColumnClaim):
                 f"Lemma 16 (case {annihilator.case}) gives a nonzero trace-zero D with entries in "
                 f"{ring_name}; D(f_T) = 0 and M_Lie(mu(W)) vec(D) = 0 expand to 0, so M_Lie has "
                 f"rank < {d * d - 1} over the function field and all maximal minors vanish on mu"))
-        parts = [lemma, self._nontrivial(d, context)] + self._example19(coords, params["a"], context)
-        return combine(parts, summary="; ".join(v.summary for v in parts))
+        return combine({"lemma16": lemma, "nontrivial": self._nontrivial(d, context),
+                        **self._example19(coords, params["a"], context)})
 
     def check_exact(self, params, context, prime: int = DEFAULT_PRIME):
         coords = slice_coordinates(params)
@@ -264,8 +265,8 @@ class LieFlatteningClaim(SingleColumnClaim):
         weights, y = _with_case2_point(coords, weights, y, context, prime)
         lemma = _lemma16_mod_p(coords, weights, lm.evaluate_mod_p(y, prime), points,
                                2 * weight_degree(d, a) + 1, prime)
-        parts = [rank, lemma, self._nontrivial(d, context)] + self._example19(coords, a, context)
-        return combine(parts, summary="; ".join(v.summary for v in parts))
+        return combine({"rank": rank, "lemma16": lemma, "nontrivial": self._nontrivial(d, context),
+                        **self._example19(coords, a, context)})
 
     def check_numeric(self, params, context):
         coords = slice_coordinates(params)
@@ -274,8 +275,7 @@ class LieFlatteningClaim(SingleColumnClaim):
         backend, w, y, generic = numeric_points(coords, params["a"], context)
         rank = rank_bound_numeric(lm.evaluate_float(y, backend), lm.evaluate_float(generic, backend),
                                   d * d - 2, backend=backend, what="M_Lie(f_T)", point=w.point)
-        parts = [rank, self._nontrivial(d, context)]
-        return combine(parts, summary="; ".join(v.summary for v in parts))
+        return combine({"rank": rank, "nontrivial": self._nontrivial(d, context)})
 
     def show(self, params, fmt="text", limit=None):
         coords = slice_coordinates(params)
@@ -453,14 +453,14 @@ class SingleColumnRankClaim(SingleColumnClaim):
                               summary=(f"3 N(j,j,j) = diag(v)A + diag(v)A^T + diag(A) v^T expands "
                                        f"to an identity in {ring_name}, so rank N <= 2 rank(A) + 1"
                                        + self._vacuous(params)))
-        parts = [identity]
+        parts = {"prop17-identity": identity}
         if submatrix_size(params) <= d:
             if _minor_substitution_cost(params) <= SYMBOLIC_MINOR_BUDGET:
-                parts.append(prove_family(self.members(params, coords), coords, a, context))
+                parts["vanishing"] = prove_family(self.members(params, coords), coords, a, context)
             else:
-                parts.append(self._vanishing_exact(params, coords, context))
-            parts.append(self._nontrivial(params, context))
-        return combine(parts, summary="; ".join(v.summary for v in parts))
+                parts["vanishing"] = self._vanishing_exact(params, coords, context)
+            parts["nontrivial"] = self._nontrivial(params, context)
+        return combine(parts)
 
     def check_exact(self, params, context, prime: int = DEFAULT_PRIME):
         coords = slice_coordinates(params)
@@ -479,11 +479,11 @@ class SingleColumnRankClaim(SingleColumnClaim):
                                 prime=prime, points=points, evidence={"ranks_mod_p": ranks},
                                 summary=(f"3N = diag(v)A + diag(v)A^T + diag(A) v^T at {points} "
                                          f"random points over F_p" + self._vacuous(params)))
-        parts = [identity]
+        parts = {"prop17-identity": identity}
         if submatrix_size(params) <= d:
-            parts += [self._vanishing_exact(params, coords, context, prime),
-                      self._nontrivial(params, context, prime)]
-        return combine(parts, summary="; ".join(v.summary for v in parts))
+            parts["vanishing"] = self._vanishing_exact(params, coords, context, prime)
+            parts["nontrivial"] = self._nontrivial(params, context, prime)
+        return combine(parts)
 
     def check_numeric(self, params, context):
         coords = slice_coordinates(params)
@@ -510,13 +510,13 @@ class SingleColumnRankClaim(SingleColumnClaim):
                                       f"3N = diag(v)A + diag(v)A^T + diag(A) v^T to relative "
                                       f"{worst:.2e} at {len(matrices)} float64 points"
                                       + self._vacuous(params)))
-        parts = [identity]
+        parts = {"prop17-identity": identity}
         if size <= d:
-            parts += [rank_bound_numeric(N.evaluate_float(y, backend),
-                                         N.evaluate_float(generic, backend), size - 1,
-                                         backend=backend, what="N(j,j,j)", point=w.point),
-                      self._nontrivial(params, context)]
-        return combine(parts, summary="; ".join(v.summary for v in parts))
+            parts["vanishing"] = rank_bound_numeric(
+                N.evaluate_float(y, backend), N.evaluate_float(generic, backend), size - 1,
+                backend=backend, what="N(j,j,j)", point=w.point)
+            parts["nontrivial"] = self._nontrivial(params, context)
+        return combine(parts)
 
     def show(self, params, fmt="text", limit=None):
         coords = slice_coordinates(params)

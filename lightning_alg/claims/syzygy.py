@@ -128,16 +128,17 @@ class SyzygyClaim(CrossColumnFamilyClaim):
                     "zero_minors_of_Phi": sum(1 for c in columns if not c),
                     "bound_is_sharp": len(relations) == bound}
         if len(relations) < bound:
-            checks = [refuted(method="exact", evidence=evidence, summary=(
+            checks = {"thm27": refuted(method="exact", evidence=evidence, summary=(
                 f"ADM Thm 27: only {len(relations)} independent relations, fewer than "
                 f"C(D,d) - C(2d-1,d) = {bound}"), counterexample={"relations": len(relations),
-                                                                    "bound": bound})]
+                                                                    "bound": bound})}
         else:
-            checks = [proved(checked=1, method="exact", evidence=evidence, summary=(
+            checks = {"thm27": proved(checked=1, method="exact", evidence=evidence, summary=(
                 f"ADM Thm 27: dim ker E = {len(columns)} - {len(pivots)} = {len(relations)} "
-                f">= C({D_},{d}) - C({2 * d - 1},{d}) = {bound}"))]
+                f">= C({D_},{d}) - C({2 * d - 1},{d}) = {bound}"))}
         if d == 3:
-            checks += [self.example_28_count(len(relations)), self.prop24_span(params, coords)]
+            checks.update({"example28-count": self.example_28_count(len(relations)),
+                           "example28-span": self.prop24_span(params, coords)})
         return checks
 
     @staticmethod

@@ -143,8 +143,9 @@ class VeroneseFamilyClaim(Claim):
         return "symbolic" if cost <= AUTO_SYMBOLIC_COST else "exact"
 
     # -- checks --------------------------------------------------------------------------
-    def side_checks(self, params, coords, family, method, context) -> list[Verdict]:
-        return []
+    def side_checks(self, params, coords, family, method, context) -> dict[str, Verdict]:
+        """Checks beyond vanishing, nontriviality and the count, by part name."""
+        return {}
 
     def counts(self, params, family) -> list[tuple[str, int, int, str]]:
         """(what, generated, closed form, formula text) for each count of the construction."""
@@ -170,11 +171,10 @@ class VeroneseFamilyClaim(Claim):
         if method == "symbolic" and self.symbolic_cost(params, family) > MAX_SYMBOLIC_COST:
             raise BadInput(f"symbolic evaluation of {family.size:,} minors of degree up to "
                            f"{family.degree} is too large; use --method exact")
-        parts = [check_vanishing(family, coords, params["a"], method, context),
-                 check_nontrivial(family, coords, context),
-                 self.count_check(params, family),
-                 *self.side_checks(params, coords, family, method, context)]
-        return combine(parts, summary="; ".join(p.summary for p in parts))
+        return combine({"vanishing": check_vanishing(family, coords, params["a"], method, context),
+                        "nontrivial": check_nontrivial(family, coords, context),
+                        "count": self.count_check(params, family),
+                        **self.side_checks(params, coords, family, method, context)})
 
 
     # -- expanded polynomials ------------------------------------------------------------
@@ -184,6 +184,18 @@ class VeroneseFamilyClaim(Claim):
         require_expandable(family, family.size, MAX_MEMBER_TERMS, "choose --r or smaller d")
         return [Invariant(poly, self.family_name, self.source, family.describe(k))
                 for k, poly in enumerate(family.expand(coords))]
+
+    def member_family(self, params, coords, max_degree: int) -> ver.VeroneseMinors | None:
+        """The minors of degree 2r <= max_degree, for ``attngeom ideal``'s attribution: every
+        admissible r of ``params`` that fits the table (all of them at the defaults), so the
+        higher r are never built; None when none fits."""
+        fitting = [r for r in self.degrees(params) if 2 * r <= max_degree]
+        if not fitting:
+            return None
+        if self.requested_r(params) is not None:
+            return self.family(params, coords)
+        return ver.VeroneseMinors(self.family_name, coords, params["context"],
+                                  [b for r in fitting for b in self.blocks({**params, "r": r})])
 
     # -- show ----------------------------------------------------------------------------
     def show(self, params, fmt="text", limit=None):
@@ -351,12 +363,12 @@ class VeroneseClaim(VeroneseFamilyClaim):
 
     def side_checks(self, params, coords, family, method, context):
         identity = ver.VeroneseIdentity(family.coordinates)
-        checks = [check_vanishing(identity, coords, params["a"], method, context)]
+        checks = {"thm30-formula": check_vanishing(identity, coords, params["a"], method, context)}
         degrees = self.degrees(params)
         if 2 in degrees and coords.col == 1 and params["context"] == 2:
-            checks.append(example31_check(coords, params["a"]))
+            checks["example31"] = example31_check(coords, params["a"])
         if 3 in degrees and params["d"] >= 3:
-            checks.append(example36_check(coords, params["context"], params["a"]))
+            checks["example36"] = example36_check(coords, params["context"], params["a"])
         return checks
 
     def preamble(self, params, coords, fmt):
@@ -446,8 +458,8 @@ class BlockVeroneseClaim(VeroneseFamilyClaim):
     def side_checks(self, params, coords, family, method, context):
         if (params["d"] == 3 and 2 in self.degrees(params) and params["split"] == 1
                 and not params.get("context_indices")):
-            return [example36_span_check(coords, params["context"])]
-        return []
+            return {"example36-span": example36_span_check(coords, params["context"])}
+        return {}
 
 
 # -- ADM Examples 29, 31 and 36 -------------------------------------------------------

@@ -113,6 +113,12 @@ class Architecture:
         return {"layers": self.layers, "d": list(self.d), "a": list(self.a), "t": self.t,
                 "softmax": self.softmax}
 
+    @property
+    def slug(self) -> str:
+        """``d=3,3,3/a=2,2/t=3``: the name of this point's part in a grid's verdict."""
+        return "/".join(f"{name}={','.join(map(str, value))}" for name, value in
+                        (("d", self.d), ("a", self.a), ("t", (self.t,))))
+
 
 def architecture(params: dict, softmax: bool = False) -> Architecture:
     """An Architecture from claim / CLI parameters ``layers``, ``d`` (one integer or
@@ -291,6 +297,47 @@ class RankMeasurement:
         return out
 
 
+def core_directions(arch: Architecture) -> tuple[int, int]:
+    """(n, r): n directions of the weights that one input shows only through the core of
+    its output, and the dimension r of what the core adds to the Jacobian per input.
+
+    Layer i sees a change dA_i of its attention matrix only as Y^T dA_i Y, Y its input.
+    When rank Y <= alpha_i (every layer i >= 2 of equal a_i, and layer 1 when a_1 >=
+    min(d_0, t)), Y = B C with B of rank Y columns, and Y^T dA_i Y = C^T (B^T dA_i B) C:
+    per input the change enters only through a small square matrix, and all of them end
+    in the kappa x kappa core M of the output L M C (L = d_l x kappa, C = kappa x t, kappa
+    the rank of the last layer's Y^T A_l Y).  So one input adds at most r = rank L * kappa
+    of those directions; the changes of A_i are the tangent space of the rank-alpha_i
+    matrices, n = sum of 2 alpha_i d_(i-1) - alpha_i^2 over those layers.
+    """
+    rank, directions = min(arch.d[0], arch.t), 0        # rank of the layer's input
+    for i in range(1, arch.layers + 1):
+        alpha = arch.alpha(i)
+        if rank <= alpha:
+            directions += 2 * alpha * arch.d[i - 1] - alpha ** 2
+        kappa = min(rank, arch.a[i - 1])
+        rank = min(kappa, arch.d[i])
+    return directions, rank * kappa
+
+
+def initial_inputs(arch: Architecture) -> int:
+    """The number of inputs the exact rank starts with.
+
+    At least (P + EXTRA_ROWS) / (d_l t), so that the Jacobian has more rows than P, and
+    enough for the :func:`core_directions`, which one input shows only r at a time: n / r
+    inputs and one more.  The second count is why a first attempt reaches the symmetry
+    bound for deep networks: at Figure 3's t = 3, a = 2, the rows-only count fell short from
+    l = 2, delta = 12 on (14 inputs at delta = 16, where 16 are needed), while n / r + 1
+    is the least sufficient number or one above it at delta = 4..20, l = 2..4.  It is a
+    measured law, not a theorem; :func:`measure_exact` doubles the inputs when it is short.
+    """
+    count = math.ceil((arch.parameters + EXTRA_ROWS) / (arch.d[-1] * arch.t))
+    directions, per_input = core_directions(arch)
+    if directions:
+        count = max(count, math.ceil(directions / per_input) + 1)
+    return count
+
+
 def _inputs(arch: Architecture, sampler: Sampler, count: int, prime: int | None) -> np.ndarray:
     shape = (count, arch.d[0], arch.t)
     return sampler.prime_field(shape, prime) if prime is not None else sampler.floats(shape)
@@ -300,7 +347,7 @@ def measure_exact(arch: Architecture, sampler: Sampler, samples: int | None = No
                   prime: int = DEFAULT_PRIME) -> RankMeasurement:
     """Rank over F_p of the Jacobian at random weights and inputs.
 
-    Without ``samples`` the number of inputs starts at ceil((P + 8) / (d_l t)) and doubles
+    Without ``samples`` the number of inputs starts at :func:`initial_inputs` and doubles
     (at most DOUBLINGS times) while the rank stays below the symmetry bound P - s and grows;
     each doubling adds fresh inputs to those already taken, so only the new Jacobian rows are
     computed.  Whether the rank meets the bound is first decided on a (P - s) x (P - s)
@@ -315,7 +362,7 @@ def measure_exact(arch: Architecture, sampler: Sampler, samples: int | None = No
     sym_rank = None if tangents is None else rank_mod_p(tangents, prime)
     bound = None if sym_rank is None else arch.parameters - sym_rank
     func = network_function(arch)
-    count = samples or math.ceil((arch.parameters + EXTRA_ROWS) / (arch.d[-1] * arch.t))
+    count = samples or initial_inputs(arch)
     attempts, blocks, taken = [], [], 0
     for attempt in range(DOUBLINGS + 1):
         X = _inputs(arch, sampler.spawn(2 + attempt), count - taken, prime)

@@ -9,14 +9,19 @@ For each delta both sweeps are measured at one random point (seeded):
   eq (16) - l (see :mod:`lightning_alg.hmk.dimension`).
 
 Every measured rank is also compared with the exact upper bound P - dim(symmetry orbit).
+The points are independent tasks (:func:`figure3_row`), run by an executor
+(``--workers`` / ``--scheduler``); each is seeded by its delta, so the rows do not depend
+on where they ran.
 """
 
 from __future__ import annotations
 
 import time
+from functools import partial
 from pathlib import Path
 
 from kernels.claim import CheckContext
+from kernels.executor import Executor, SerialExecutor
 from lightning_alg.hmk.dimension import (Architecture, deep_dimension_corrected,
                                      deep_dimension_printed, measure_exact, measure_numeric,
                                      softmax_dimension_printed)
@@ -26,31 +31,40 @@ LAYERS, T, A = 2, 3, 2
 FILENAME = "hmk_figure3.png"
 
 
-def figure3_rows(context: CheckContext, deltas=DELTAS) -> list[dict]:
-    """One row per delta: measured ranks, formulas, certification, timings."""
-    rows = []
-    for delta in context.progress(deltas, "HMK Figure 3"):
-        light = Architecture((delta,) * (LAYERS + 1), (A,) * LAYERS, T)
-        soft = Architecture(light.d, light.a, T, softmax=True)
-        start = time.perf_counter()
-        exact = measure_exact(light, context.sampler.spawn(delta))
-        middle = time.perf_counter()
-        numeric = measure_numeric(soft, context.sampler.spawn(delta), context.samples,
-                                  context.backend, context.device)
-        end = time.perf_counter()
-        rows.append({
-            "delta": delta, "parameters": light.parameters,
-            "lightning_measured": exact.rank, "lightning_certified": exact.certified,
-            "lightning_eq14_printed": deep_dimension_printed(light, delta),
-            "lightning_corrected": deep_dimension_corrected(light, delta),
-            "softmax_measured": numeric.rank, "softmax_certified": numeric.certified,
-            "softmax_eq16": softmax_dimension_printed(soft, delta),
-            "softmax_gap_clear": numeric.numerical.clear,
-            "softmax_sigma_kept_min_relative": numeric.numerical.kept_min,
-            "softmax_sigma_dropped_max_relative": numeric.numerical.dropped_max,
-            "softmax_samples": numeric.samples, "prime": exact.prime,
-            "seconds_lightning": round(middle - start, 4), "seconds_softmax": round(end - middle, 4)})
-    return rows
+def figure3_rows(context: CheckContext, deltas=DELTAS,
+                 executor: Executor | None = None) -> list[dict]:
+    """One row per delta (:func:`figure3_row`), the points run by ``executor`` (default:
+    one after another in this process) under one progress bar."""
+    point = CheckContext(seed=context.seed, samples=context.samples, backend=context.backend,
+                         device=context.device)           # what travels: no progress display
+    return (executor or SerialExecutor()).map(
+        partial(figure3_row, context=point), list(deltas),
+        names=[f"delta={delta}" for delta in deltas], label="HMK Figure 3",
+        progress=context.progress)
+
+
+def figure3_row(delta: int, context: CheckContext) -> dict:
+    """The point delta: measured ranks, formulas, certification, timings."""
+    light = Architecture((delta,) * (LAYERS + 1), (A,) * LAYERS, T)
+    soft = Architecture(light.d, light.a, T, softmax=True)
+    start = time.perf_counter()
+    exact = measure_exact(light, context.sampler.spawn(delta))
+    middle = time.perf_counter()
+    numeric = measure_numeric(soft, context.sampler.spawn(delta), context.samples,
+                              context.backend, context.device)
+    end = time.perf_counter()
+    return {
+        "delta": delta, "parameters": light.parameters,
+        "lightning_measured": exact.rank, "lightning_certified": exact.certified,
+        "lightning_eq14_printed": deep_dimension_printed(light, delta),
+        "lightning_corrected": deep_dimension_corrected(light, delta),
+        "softmax_measured": numeric.rank, "softmax_certified": numeric.certified,
+        "softmax_eq16": softmax_dimension_printed(soft, delta),
+        "softmax_gap_clear": numeric.numerical.clear,
+        "softmax_sigma_kept_min_relative": numeric.numerical.kept_min,
+        "softmax_sigma_dropped_max_relative": numeric.numerical.dropped_max,
+        "softmax_samples": numeric.samples, "prime": exact.prime,
+        "seconds_lightning": round(middle - start, 4), "seconds_softmax": round(end - middle, 4)}
 
 
 def rows_are_right(rows: list[dict]) -> bool:

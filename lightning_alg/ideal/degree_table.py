@@ -13,12 +13,14 @@ from sympy import isprime
 
 from kernels.claim import CheckContext
 from kernels.errors import BadInput
+from kernels.executor import Executor, SerialExecutor
+from kernels.monomials import evaluate_monomials
+from kernels.primefield import nullspace_mod_p
 from kernels.sampling import DEFAULT_PRIME, Sampler
 from kernels.verdict import schwartz_zippel_bound
 from lightning_alg.coordinates import CoordinateSystem
 from lightning_alg.ideal.interpolation import (
-    FRESH_POINTS, MonomialBlocks, PointPool, free_columns, interpolate_block, monomial_blocks,
-    rank_of_rows)
+    FRESH_POINTS, MonomialBlocks, PointPool, interpolate_block, monomial_blocks, rank_of_rows)
 from lightning_alg.invariants.linear import default_context
 from lightning_alg.labels import Label
 from lightning_alg.parametrization import Parametrization, sample_weights_mod_p, weight_degree
@@ -107,18 +109,141 @@ class LinearPart:
     substitution: list
 
 
+@dataclass(frozen=True, eq=False)
+class VarietyPoints:
+    """The draw function of a :class:`PointPool`: ``count`` random points y = mu(W) of the
+    variety over F_p (ADM Def 7, eq 3; rank A <= a), restricted to ``columns``.  A
+    top-level object rather than a closure, so that a pool can be sent to another process."""
+
+    param: Parametrization
+    a: int
+    prime: int
+    columns: np.ndarray
+
+    def __call__(self, sampler: Sampler, count: int) -> np.ndarray:
+        coords = self.param.coords
+        weights = sample_weights_mod_p(sampler, count, coords.d, coords.dprime, self.a, self.prime)
+        return self.param.evaluate_mod_p(weights)[:, self.columns]
+
+
+@dataclass
+class BlockSolution:
+    """What the family attribution (:mod:`lightning_alg.ideal.attribution`) needs of one
+    computed block, instead of its kernel basis.
+
+    ``free[i]`` is the free monomial of kernel vector i: the basis is the identity there,
+    so an element of J'_{k,delta} is determined by its entries at ``free`` (its kernel
+    coordinates).  ``quotient`` (shape=[nullity, q]) has columns spanning {x : G x = 0} for G
+    the products (J'_{<k})_k in kernel coordinates, so u -> u quotient has kernel
+    (J'_{<k})_k and rank(U quotient) counts the minimal generators that the rows of U account
+    for (q = the block's minimal generators); None stands for the identity (nothing
+    generated in lower degrees).  ``fresh`` (shape=[FRESH_POINTS, size]) holds the block's
+    monomials at the fresh points of the variety: a polynomial of the block lies in J iff it
+    vanishes there (up to the Schwartz-Zippel bound of the fresh check).
+    """
+
+    free: np.ndarray
+    quotient: np.ndarray | None
+    fresh: np.ndarray
+
+
+@dataclass
+class DegreeRecord:
+    """What the family attribution needs of one degree.
+
+    ``representative[b]`` is the computed block whose figures block b shares (b itself when
+    b was computed).  ``columns[i]``, for monomial i of ``blocks.monomials``, is the column,
+    in the representative of its block, of its image under the permutation of the variables
+    that carries the block onto its representative (induced by a permutation of [d], see
+    :func:`permutation_stable`; a bijection between the two blocks' monomials).
+    ``solutions`` holds the :class:`BlockSolution` of every computed block."""
+
+    blocks: MonomialBlocks
+    representative: np.ndarray
+    columns: np.ndarray
+    solutions: dict[int, BlockSolution]
+
+
+@dataclass
+class BlockTask:
+    """One block of one degree with everything its kernel needs: the unit of work that
+    :func:`solve_block` maps over (picklable, so that the blocks of a degree can run in other
+    processes).  ``generated`` holds the products z_s g (g in J'_{k-1}) landing in the block,
+    as rows over its monomials (None in degree 2 or when J'_{k-1} = 0); ``vectors``: return
+    the kernel basis; ``record``: return the :class:`BlockSolution`."""
+
+    monomials: np.ndarray
+    pool: PointPool
+    fresh: np.ndarray
+    prime: int
+    start_points: int
+    generated: np.ndarray | None = None
+    vectors: bool = False
+    record: bool = False
+
+
+@dataclass
+class BlockResult:
+    """The figures of one block: rank (its share of HF(k)), nullity (dim J'_{k,delta}),
+    points used, rank of the products generated in lower degrees; the kernel basis (rows)
+    when asked for, and the :class:`BlockSolution` when recording for the attribution."""
+
+    rank: int
+    nullity: int
+    points: int
+    generated_rank: int
+    vectors: np.ndarray | None = None
+    solution: BlockSolution | None = None
+
+
+def solve_block(task: BlockTask) -> BlockResult:
+    """J'_{k,delta} of one block (ADM Def 8 by interpolation, checked at the fresh points)
+    and the dimension of (J'_{<k})_k inside it."""
+    kernel = interpolate_block(task.monomials, task.pool, task.fresh, task.prime,
+                               task.start_points)
+    generated = task.generated if kernel.nullity else None
+    rank = rank_of_rows(generated, task.prime) if generated is not None else 0
+    solution = None
+    if task.record:
+        solution = block_solution(kernel.free, generated, rank,
+                                  evaluate_monomials(task.fresh, task.monomials, task.prime),
+                                  task.prime)
+    return BlockResult(kernel.rank, kernel.nullity, kernel.points, rank,
+                       kernel.vectors() if task.vectors else None, solution)
+
+
+def block_solution(free: np.ndarray, generated: np.ndarray | None, generated_rank: int,
+                   fresh: np.ndarray, prime: int) -> BlockSolution:
+    """The :class:`BlockSolution` of a block whose kernel has the free monomials ``free``.
+    The products lie in J'_k, so their kernel coordinates are their entries at the free
+    monomials; the quotient map is the right kernel of those coordinates (computed only when
+    the block has both generated elements and minimal generators)."""
+    if generated is None or generated_rank == 0:
+        quotient = None
+    elif generated_rank >= len(free):
+        quotient = np.zeros((len(free), 0), dtype=np.int64)
+    else:
+        quotient = nullspace_mod_p(generated[:, free], prime).T.copy()
+    return BlockSolution(free, quotient, fresh)
+
+
 class AttentionIdeal:
     """J of one output coordinate's attention variety (ADM Def 8), degree by degree.
 
     ``run(max_degree)`` returns the :class:`DegreeTable` rows; with ``keep=True`` the kernel
-    bases of every block are kept in ``bases`` (degree -> {block: rows}) for export and
-    family attribution.
+    bases of every block are kept in ``bases`` (degree -> {block: rows}) for the export; with
+    ``record=True`` the :class:`DegreeRecord` of every degree is kept in ``records`` for the
+    family attribution.  ``work`` counts the entries of the matrices whose ranks and kernels
+    were computed (evaluation matrices and products of lower degrees, over every computed
+    block): the ideal's own work, the unit of the attribution budget.
     """
 
     def __init__(self, d: int, t: int, a: int, dprime: int = 1, col: int = 1,
                  prime: int = DEFAULT_PRIME, seed: int = 0,
-                 context: CheckContext | None = None):
+                 context: CheckContext | None = None, executor: Executor | None = None):
         validate_ideal_params(d, t, a, dprime, col, prime)
+        #: where the blocks of one degree run (kernels.executor; None: in this process)
+        self.executor = executor
         self.d, self.t, self.a, self.prime = d, t, a, prime
         self.coords = CoordinateSystem(d, t, dprime, 1, col)
         self.param = Parametrization(self.coords)
@@ -127,29 +252,27 @@ class AttentionIdeal:
         self.weight_degree = weight_degree(d, a)
         self.degrees = coordinate_degrees(self.coords)
         self.bases: dict[int, dict[int, np.ndarray]] = {}
+        self.records: dict[int, DegreeRecord] = {}
         self.density: dict[int, float] = {}
         self.block_tables: dict[int, MonomialBlocks] = {}
+        self.work = 0
         self.linear = self._linear_part()
         self.variables = self.linear.pivots
         self.variable_degrees = self.degrees[self.variables]
         self.symmetric = permutation_stable(self.coords, self.variables)
+        self._variable_maps: dict[tuple, np.ndarray] = {}
 
     # -- points ---------------------------------------------------------------------------
     def stream(self, key: int) -> Sampler:
         """A fresh copy of random stream ``key`` (STREAM_*)."""
         return Sampler(self.seed).spawn(key)
 
-    def _mu(self, sampler: Sampler, count: int) -> np.ndarray:
-        coords = self.coords
-        weights = sample_weights_mod_p(sampler, count, coords.d, coords.dprime, self.a, self.prime)
-        return self.param.evaluate_mod_p(weights)
-
     def _pool(self, columns: np.ndarray) -> tuple[PointPool, np.ndarray]:
         """Points of the variety and the independent fresh points, restricted to ``columns``;
         every pool draws the same weights (STREAM_POINTS, STREAM_FRESH)."""
-        pool = PointPool(lambda s, n: self._mu(s, n)[:, columns], self.stream(STREAM_POINTS))
-        fresh = self._mu(self.stream(STREAM_FRESH), FRESH_POINTS)[:, columns]
-        return pool, fresh
+        draw = VarietyPoints(self.param, self.a, self.prime, columns)
+        return PointPool(draw, self.stream(STREAM_POINTS)), draw(self.stream(STREAM_FRESH),
+                                                                 FRESH_POINTS)
 
     # -- degree 1 ---------------------------------------------------------------------------
     def _linear_part(self) -> LinearPart:
@@ -161,9 +284,10 @@ class AttentionIdeal:
         free_sets = []
         for b in range(len(blocks)):
             kernel = interpolate_block(blocks.block(b), pool, fresh, self.prime, blocks.size(b) + 1)
+            self.work += kernel.points * blocks.size(b)
             vectors = kernel.vectors()
             kernels.append(kernel)
-            free = free_columns(vectors)
+            free = kernel.free
             free_sets.append((vectors, free))
             members = order[blocks.block(b)[:, 0]]
             pivots.extend(members[np.setdiff1d(np.arange(blocks.size(b)), free)])
@@ -196,6 +320,22 @@ class AttentionIdeal:
                            m, n - m, n - m, 0, n - m,
                            max(k.points for k in self.linear.kernels), bound, 0.0)
 
+    def linear_record(self) -> DegreeRecord:
+        """The :class:`DegreeRecord` of degree 1: the blocks of J_1 are the coordinates of one
+        row multiset, in the pivot order (their \"variables\" are positions in that order)."""
+        blocks = self.linear.blocks
+        _, fresh = self._pool(self.linear.order)
+        solutions = {b: BlockSolution(self.linear.kernels[b].free, None,
+                                      evaluate_monomials(fresh, blocks.block(b), self.prime))
+                     for b in range(len(blocks))}
+        return DegreeRecord(blocks, np.arange(len(blocks)), _own_columns(blocks), solutions)
+
+    def linear_substitution(self) -> list:
+        """Degree 1 in the variables of :meth:`linear_record`: y_c is position c of the order."""
+        position = np.empty(len(self.coords), dtype=np.int64)
+        position[self.linear.order] = np.arange(len(self.coords))
+        return [[(int(position[c]), 1)] for c in range(len(self.coords))]
+
     # -- degree k >= 2 ----------------------------------------------------------------------
     def check_size(self, max_degree: int) -> None:
         m = len(self.variables)
@@ -205,9 +345,16 @@ class AttentionIdeal:
                 raise BadInput(f"degree {k} has {count:,} monomials in the {m} coordinates of the "
                                f"linear span (limit {MAX_MONOMIALS:,}); lower --max-degree")
 
-    def degree_table(self, blocks: MonomialBlocks, keep: bool, attribution=None) -> DegreeTable:
-        """Interpolate J'_k block by block.  ``attribution(k, b, blocks, vectors, generated)``
-        sees every block's kernel basis and the rows spanning (J'_{<k})_k."""
+    def degree_table(self, blocks: MonomialBlocks, keep: bool, record: bool = False) -> DegreeTable:
+        """Interpolate J'_k block by block (:func:`solve_block`, mapped over the blocks by
+        ``self.executor``).  With ``record`` the :class:`DegreeRecord` of the degree is kept
+        in ``records`` for the attribution.
+
+        Under the S_d symmetry only the first block of each orbit is computed; the others
+        are its images and repeat its figures.  With ``keep`` the images of a block with
+        generators are computed as well (their kernel bases are exported), in a second
+        round that starts from the representative's rank.  The result does not depend on
+        the executor: every task carries its points and its start."""
         start = time.perf_counter()
         k = blocks.degree
         # the Hilbert function's share of the monomials falls with the degree: the share of
@@ -215,50 +362,100 @@ class AttentionIdeal:
         density = self.density.get(k - 1, 1.0)
         pool, fresh = self._pool(self.variables)
         previous = self.block_tables.get(k - 1) if k > 2 else None
-        orbits: dict = {}
+        first: dict[tuple, int] = {}            # orbit -> its first block
+        for b in range(len(blocks)):
+            first.setdefault(tuple(sorted(blocks.multidegrees[b])), b)
+        orbit_of = [first[tuple(sorted(blocks.multidegrees[b]))] for b in range(len(blocks))]
+        results: dict[int, BlockResult] = {}
+        computed_rounds = [[b for b in range(len(blocks)) if not self.symmetric or orbit_of[b] == b]]
+        self._solve(blocks, computed_rounds[0], {b: int(np.ceil(blocks.size(b) * density))
+                                                 for b in computed_rounds[0]},
+                    pool, fresh, previous, keep, record, results, "kernels")
+        images = [b for b in range(len(blocks)) if self.symmetric and keep
+                  and orbit_of[b] != b and results[orbit_of[b]].nullity]
+        if images:
+            self._solve(blocks, images, {b: results[orbit_of[b]].rank for b in images},
+                        pool, fresh, previous, keep, record, results, "kernels of images")
         kept: dict[int, np.ndarray] = {}
-        hilbert = nullity = generated_total = max_points = computed = 0
-        failure = 0.0
-        single = schwartz_zippel_bound(k * self.weight_degree, self.prime, FRESH_POINTS)
-        for b in self.context.progress(range(len(blocks)), f"degree {k}", len(blocks)):
-            orbit = tuple(sorted(blocks.multidegrees[b]))
-            seen = orbits.get(orbit)
-            if seen is not None and self.symmetric and (
-                    seen[1] == 0 or (not keep and attribution is None)):
+        representative = np.arange(len(blocks))
+        columns = _own_columns(blocks) if record else None
+        solutions: dict[int, BlockSolution] = {}
+        hilbert = nullity = generated_total = 0
+        for b in range(len(blocks)):
+            result = results.get(b)
+            if result is None:
                 # the image of an earlier block under a permutation of [d]: same figures
-                hilbert, nullity, generated_total = (
-                    hilbert + seen[0], nullity + seen[1], generated_total + seen[2])
-                if attribution is not None:
-                    attribution(k, b, blocks, np.zeros((0, blocks.size(b)), np.int64), None)
-                continue
-            start_points = seen[0] + RANK_MARGIN if seen is not None else \
-                int(np.ceil(blocks.size(b) * density)) + RANK_MARGIN
-            kernel = interpolate_block(blocks.block(b), pool, fresh, self.prime, start_points)
-            computed += 1
-            max_points = max(max_points, kernel.points)
-            if kernel.nullity:
-                failure += single
-            vectors = kernel.vectors() if keep or attribution is not None else None
-            generated = (self._generated_rows(blocks, b, previous)
-                         if previous is not None and kernel.nullity else None)
-            rank = rank_of_rows(generated, self.prime) if generated is not None else 0
-            if rank > kernel.nullity:
-                raise RuntimeError(f"products of J_{k - 1} leave J_{k} in block {b}")
-            orbits.setdefault(orbit, (kernel.rank, kernel.nullity, rank))
-            hilbert, nullity, generated_total = (
-                hilbert + kernel.rank, nullity + kernel.nullity, generated_total + rank)
-            if attribution is not None:
-                attribution(k, b, blocks, vectors, generated)
-            if keep and kernel.nullity:
-                kept[b] = vectors
+                result = results[orbit_of[b]]
+                if record:
+                    representative[b] = orbit_of[b]
+                    images = self._variable_map(blocks.multidegrees[b],
+                                                blocks.multidegrees[orbit_of[b]])[blocks.block(b)]
+                    _, columns[blocks.starts[b]:blocks.starts[b + 1]] = \
+                        blocks.locate(np.sort(images, axis=1))
+            else:
+                if record:
+                    solutions[b] = result.solution
+                if keep and result.nullity:
+                    kept[b] = result.vectors
+            hilbert, nullity, generated_total = (hilbert + result.rank, nullity + result.nullity,
+                                                 generated_total + result.generated_rank)
+        single = schwartz_zippel_bound(k * self.weight_degree, self.prime, FRESH_POINTS)
+        failure = sum(single for r in results.values() if r.nullity)  # as a union bound adds
         self.block_tables[k] = blocks
         self.bases[k] = kept
+        if record:
+            self.records[k] = DegreeRecord(blocks, representative, columns, solutions)
         self.density[k] = hilbert / len(blocks.monomials)
         n = len(self.coords)
-        return DegreeTable(k, len(blocks.monomials), len(blocks), computed,
+        return DegreeTable(k, len(blocks.monomials), len(blocks), len(results),
                            int(np.diff(blocks.starts).max()), hilbert, comb(n + k - 1, k) - hilbert,
-                           nullity, generated_total, nullity - generated_total, max_points,
-                           failure, round(time.perf_counter() - start, 4))
+                           nullity, generated_total, nullity - generated_total,
+                           max(r.points for r in results.values()), failure,
+                           round(time.perf_counter() - start, 4))
+
+    def _solve(self, blocks: MonomialBlocks, chosen: list[int], ranks: dict[int, int],
+               pool: PointPool, fresh: np.ndarray, previous: MonomialBlocks | None, keep: bool,
+               record: bool, results: dict, stage: str) -> None:
+        """Run :func:`solve_block` on the blocks ``chosen`` (starting each from its expected
+        rank plus the margin) through the executor, largest block first so that workers
+        finish together; the results go into ``results``."""
+        chosen = sorted(chosen, key=lambda b: -blocks.size(b))
+        tasks = []
+        for b in chosen:
+            generated = self._generated_rows(blocks, b, previous) if previous is not None else None
+            tasks.append(BlockTask(blocks.block(b), pool, fresh, self.prime,
+                                   ranks[b] + RANK_MARGIN, generated, keep, record))
+        names = [f"degree {blocks.degree} block {b} (multidegree "
+                 f"{','.join(map(str, blocks.multidegrees[b]))})" for b in chosen]
+        executor = self.executor or SerialExecutor()
+        solved = executor.map(solve_block, tasks, names=names,
+                              label=f"degree {blocks.degree} blocks: {stage}",
+                              progress=self.context.progress)
+        for b, task, result in zip(chosen, tasks, solved):
+            if result.generated_rank > result.nullity:
+                raise RuntimeError(f"products of J_{blocks.degree - 1} leave J_"
+                                   f"{blocks.degree} in block {b}")
+            self.work += (result.points + (len(task.generated) if task.generated is not None
+                                           else 0)) * blocks.size(b)
+            results[b] = result
+
+    def _variable_map(self, source: np.ndarray, target: np.ndarray) -> np.ndarray:
+        """The permutation of the variables induced by a permutation sigma of [d] with
+        sigma(source) = target (multidegrees of one S_d orbit); it maps the monomials of the
+        block of ``source`` onto those of the block of ``target`` and, the pivots being
+        permuted (:func:`permutation_stable`), J'_k of the one onto J'_k of the other."""
+        sigma = np.empty(self.d, dtype=np.int64)
+        sigma[np.argsort(source, kind="stable")] = np.argsort(target, kind="stable")
+        key = tuple(sigma.tolist())
+        if key not in self._variable_maps:
+            index = {self.coords.labels[int(c)]: s for s, c in enumerate(self.variables)}
+            images = []
+            for c in self.variables:
+                label = self.coords.labels[int(c)]
+                images.append(index[Label.from_pairs(
+                    [(int(sigma[r - 1]) + 1, col) for r, col in label.pairs()], label.row)])
+            self._variable_maps[key] = np.array(images, dtype=np.int64)
+        return self._variable_maps[key]
 
     def _generated_rows(self, blocks: MonomialBlocks, b: int,
                         previous: MonomialBlocks) -> np.ndarray | None:
@@ -289,37 +486,27 @@ class AttentionIdeal:
                            f"(limit {MAX_BLOCK:,}); lower --max-degree")
         return blocks
 
-    def run(self, max_degree: int, keep: bool = False, attribution=None) -> tuple[list, list]:
-        """(degree tables, attribution tables) of degrees 1..max_degree.
+    def run(self, max_degree: int, keep: bool = False, record: bool = False) -> list[DegreeTable]:
+        """The degree tables of degrees 1..max_degree.
 
-        ``attribution`` is a :class:`lightning_alg.ideal.attribution.FamilyAttribution` or None.
         Degree k needs the kernel bases of degree k - 1; the others are dropped unless
-        ``keep``.
+        ``keep``.  ``record`` keeps each degree's :class:`DegreeRecord` (for the attribution).
         """
         self.check_size(max_degree)
         tables = [self.linear_table()]
-        attributed = []
-        if attribution is not None:
-            blocks = self.linear.blocks
-            position = np.empty(len(self.coords), dtype=np.int64)
-            position[self.linear.order] = np.arange(len(self.coords))
-            attribution.prepare(1, blocks, [[(int(position[c]), 1)] for c in range(len(self.coords))])
-            for b in range(len(blocks)):
-                attribution(1, b, blocks, self.bases[1][b], None)
-            attributed.append(attribution.finish(1, tables[0].dim_J_mod_linear,
-                                                 tables[0].minimal_generators))
+        if record:
+            self.records[1] = self.linear_record()
         for k in range(2, max_degree + 1):
             blocks = self.blocks(k)
-            if attribution is not None:
-                attribution.prepare(k, blocks, self.linear.substitution)
-            table = self.degree_table(blocks, keep or k < max_degree, attribution)
-            tables.append(table)
-            if attribution is not None:
-                attributed.append(attribution.finish(k, table.dim_J_mod_linear,
-                                                     table.minimal_generators))
+            tables.append(self.degree_table(blocks, keep or k < max_degree, record))
             if not keep and k > 2:
                 self.bases.pop(k - 1, None)
-        return tables, attributed
+        return tables
+
+
+def _own_columns(blocks: MonomialBlocks) -> np.ndarray:
+    """Each monomial's column in its own block (the ``columns`` of a block computed itself)."""
+    return np.arange(len(blocks.monomials)) - np.repeat(blocks.starts[:-1], np.diff(blocks.starts))
 
 
 def validate_ideal_params(d: int, t: int, a: int, dprime: int, col: int, prime: int) -> None:

@@ -40,6 +40,8 @@ from kernels.monomials import all_monomials, encode, evaluate_monomials
 from kernels.primefield import to_nmod_mat
 from kernels.sampling import Sampler
 
+#: Codes m^k up to which :meth:`MonomialBlocks.locate` uses a table (8 bytes each).
+DENSE_LOOKUP = 2**22
 #: Fresh points every computed kernel must vanish at (failure <= (k w / p)^FRESH_POINTS).
 FRESH_POINTS = 2
 #: Recomputations with more points after a failed fresh check before giving up; each
@@ -69,6 +71,7 @@ class MonomialBlocks:
     _codes: np.ndarray = field(repr=False)
     _order: np.ndarray = field(repr=False)
     _index: dict = field(repr=False)
+    _lookup: dict = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
         return len(self.starts) - 1
@@ -84,11 +87,28 @@ class MonomialBlocks:
         return self._index.get(tuple(int(v) for v in multidegree))
 
     def locate(self, monomials: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(block, column) of each row of ``monomials`` (sorted variable indices)."""
+        """(block, column) of each row of ``monomials`` (sorted variable indices).  Many rows
+        are located through a table of every code (m^k entries, when that is at most
+        :data:`DENSE_LOOKUP`), built once; few by binary search."""
         codes = encode(monomials, self.n_variables)
-        position = self._order[np.searchsorted(self._codes, codes)]
-        blocks = np.searchsorted(self.starts, position, side="right") - 1
+        table = self._table() if len(codes) > len(self.monomials) else None
+        position = table[codes] if table is not None else \
+            self._order[np.searchsorted(self._codes, codes)]
+        if "block" not in self._lookup:
+            self._lookup["block"] = np.repeat(np.arange(len(self)), np.diff(self.starts))
+        blocks = self._lookup["block"][position]
         return blocks, position - self.starts[blocks]
+
+    def _table(self) -> np.ndarray | None:
+        """code -> position in ``monomials`` for every code below m^k, or None (too many)."""
+        if "table" not in self._lookup:
+            span = float(self.n_variables) ** self.degree
+            table = None
+            if span <= DENSE_LOOKUP:
+                table = np.zeros(int(span), dtype=np.int64)
+                table[self._codes] = self._order
+            self._lookup["table"] = table
+        return self._lookup["table"]
 
 
 def monomial_blocks(variable_degrees: np.ndarray, degree: int) -> MonomialBlocks:
@@ -142,31 +162,52 @@ class PointPool:
 
 @dataclass
 class BlockKernel:
-    """J_{k,delta} for one block, as FLINT returned it.
+    """J_{k,delta} for one block, from the reduced row echelon form of its evaluation matrix
+    as FLINT returned it (``echelon``, points x M, rank ``rank``).
 
-    ``basis`` is an M x M nmod_mat whose first ``nullity`` columns are the kernel basis in
-    reduced form: vector f has 1 at its free monomial, 0 at the other free monomials and
-    arbitrary entries at the standard monomials (those independent on the variety).
+    ``pivots[i]`` is the pivot column of row i; the other columns are ``free``.  The kernel
+    basis is in reduced form: the vector of free column f has 1 at f, -echelon[i, f] at
+    pivots[i] and 0 at the other free columns (the basis ``nmod_mat.nullspace`` returns).
     """
 
     size: int
     rank: int
     points: int
-    basis: nmod_mat
+    echelon: nmod_mat
+    pivots: np.ndarray
     prime: int
 
     @property
     def nullity(self) -> int:
         return self.size - self.rank
 
+    @property
+    def free(self) -> np.ndarray:
+        """The free monomial of each kernel vector (increasing)."""
+        return np.setdiff1d(np.arange(self.size), self.pivots)
+
     def vectors(self) -> np.ndarray:
-        """The kernel basis as rows, shape=[nullity, M] (int64 residues)."""
-        n = self.nullity
-        out = np.empty((n, self.size), dtype=np.int64)
-        basis = self.basis
-        for i in range(self.size):
-            out[:, i] = [int(basis[i, j]) for j in range(n)]
+        """The kernel basis as rows, shape=[nullity, M] (int64 residues): only the entries
+        of the echelon form at (pivot row, free column) are read."""
+        free = self.free
+        out = np.zeros((len(free), self.size), dtype=np.int64)
+        out[np.arange(len(free)), free] = 1
+        echelon = self.echelon
+        for i, pivot in enumerate(self.pivots):
+            out[:, pivot] = [(-int(echelon[i, int(f)])) % self.prime for f in free]
         return out
+
+
+def echelon_pivots(echelon: nmod_mat, rank: int) -> np.ndarray:
+    """The pivot column of each nonzero row of a reduced row echelon form: the pivots
+    increase, so at most M + rank entries are read."""
+    pivots, column = [], 0
+    for i in range(rank):
+        while int(echelon[i, column]) == 0:
+            column += 1
+        pivots.append(column)
+        column += 1
+    return np.array(pivots, dtype=np.int64)
 
 
 def free_columns(vectors: np.ndarray) -> np.ndarray:
@@ -179,7 +220,7 @@ def free_columns(vectors: np.ndarray) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     last = vectors.shape[1] - 1 - np.argmax(vectors[:, ::-1] != 0, axis=1)
     if np.any(vectors[np.arange(len(vectors)), last] != 1):
-        raise RuntimeError("nmod_mat.nullspace did not return a reduced basis")
+        raise RuntimeError("the kernel basis is not in reduced form")
     return last
 
 
@@ -191,22 +232,28 @@ def interpolate_block(monomials: np.ndarray, pool: PointPool, fresh: np.ndarray,
     failures = 0
     while True:
         matrix = evaluate_monomials(pool.values(count), monomials, prime)
-        basis, nullity = to_nmod_mat(matrix, prime).nullspace()
-        rank = size - nullity
+        echelon, rank = to_nmod_mat(matrix, prime).rref()
         if rank == count < size:
             count = min(size, 2 * count)
             continue
-        if nullity == 0 or _vanishes(basis, fresh, monomials, prime):
-            return BlockKernel(size, rank, count, basis, prime)
+        kernel = BlockKernel(size, rank, count, echelon, echelon_pivots(echelon, rank), prime)
+        if kernel.nullity == 0 or _vanishes(kernel, fresh, monomials, prime):
+            return kernel
         failures += 1
         if failures > MAX_FRESH_FAILURES:
             raise RuntimeError(f"a kernel failed its fresh-point check {failures} times")
         count *= 2
 
 
-def _vanishes(basis: nmod_mat, fresh: np.ndarray, monomials: np.ndarray, prime: int) -> bool:
-    values = to_nmod_mat(evaluate_monomials(fresh, monomials, prime), prime)
-    return values * basis == nmod_mat(values.nrows(), basis.ncols(), prime)
+def _vanishes(kernel: BlockKernel, fresh: np.ndarray, monomials: np.ndarray, prime: int) -> bool:
+    """Whether the kernel vanishes at the fresh points: the kernel of E is contained in the
+    kernel of the fresh evaluation rows F iff every row of F lies in the row space of E,
+    i.e. F = F[:, pivots] R for the reduced echelon form R (one small product in FLINT)."""
+    values = evaluate_monomials(fresh, monomials, prime)
+    weights = np.zeros((len(values), kernel.points), dtype=np.int64)
+    weights[:, :kernel.rank] = values[:, kernel.pivots]
+    product = to_nmod_mat(weights, prime) * kernel.echelon
+    return product == to_nmod_mat(values, prime)
 
 
 def rank_of_rows(rows: np.ndarray, prime: int) -> int:

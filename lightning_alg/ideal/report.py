@@ -8,10 +8,10 @@ from dataclasses import asdict, dataclass, field
 from kernels.claim import CheckContext
 from kernels.errors import BadInput
 from kernels.sampling import DEFAULT_PRIME
-from lightning_alg.ideal.attribution import FamilyAttribution, collect_families
+from lightning_alg.ideal.attribution import (
+    DEFAULT_BUDGET, AttributionBudget, attribute_families, parse_family_params)
 from lightning_alg.ideal.degree_table import (
-    AttentionIdeal, DEFAULT_MAX_DEGREE, DegreeTable, STREAM_JACOBIAN, STREAM_MEMBERS,
-    STREAM_PROJECTIONS)
+    AttentionIdeal, DEFAULT_MAX_DEGREE, DegreeTable, STREAM_JACOBIAN)
 from lightning_alg.ideal.interpolation import FRESH_POINTS
 from lightning_alg.ideal.variety import dimension_report
 
@@ -73,37 +73,42 @@ def compute_ideal(d: int, t: int, a: int | None = None, dprime: int = 1, col: in
                   max_degree: int = DEFAULT_MAX_DEGREE, families=(),
                   prime: int | None = None, seed: int = 0,
                   context: CheckContext | None = None,
-                  keep: bool = False) -> tuple[IdealReport, AttentionIdeal]:
+                  keep: bool = False, family_params=(),
+                  attribution_budget: float | None = DEFAULT_BUDGET,
+                  executor=None) -> tuple[IdealReport, AttentionIdeal]:
     """The ideal table of ``attngeom ideal`` and the engine that produced it (whose
     ``bases`` hold every block's kernel basis when ``keep``, for the Macaulay2 export).
 
     ``families``: the family claims to attribute the generators to (claims with a
     ``members`` method; :func:`lightning_alg.claims.family_claims` selects registered ones by
-    name, "all" or "none"); none by default.
+    name, "all" or "none"); none by default.  ``family_params``: ``--family-param``
+    texts (ID:NAME=VALUE); ``attribution_budget``: the attribution's work as a multiple of
+    the ideal's own (None: no limit), see :mod:`lightning_alg.ideal.attribution`.
+    ``executor``: where the blocks of each degree run (:mod:`kernels.executor`; None: in
+    this process); the report is the same wherever they run.
     """
     start = time.perf_counter()
     a = d if a is None else a
     prime = DEFAULT_PRIME if prime is None else prime
     if max_degree < 1:
         raise BadInput(f"--max-degree must be at least 1; got {max_degree}")
-    ideal = AttentionIdeal(d, t, a, dprime, col, prime, seed, context)
+    ideal = AttentionIdeal(d, t, a, dprime, col, prime, seed, context, executor)
     ideal.check_size(max_degree)
     claims = list(families)
+    values = {"d": d, "t": t, "a": a, "dprime": dprime, "col": col}
+    overrides = parse_family_params(family_params, claims, values)
+    AttributionBudget(0, attribution_budget)   # a bad factor stops before the long part
+    tables = ideal.run(max_degree, keep, record=bool(claims))
     attribution = None
     if claims:
-        values = {"d": d, "t": t, "a": a, "dprime": dprime, "col": col}
-        sources = collect_families(claims, values, ideal.coords, max_degree,
-                                   ideal.stream(STREAM_MEMBERS), prime)
-        attribution = FamilyAttribution(sources, ideal.coords, prime,
-                                         ideal.stream(STREAM_PROJECTIONS))
-    tables, attributed = ideal.run(max_degree, keep, attribution)
+        attribution = attribute_families(ideal, tables, claims, max_degree, overrides,
+                                         AttributionBudget(ideal.work, attribution_budget))
     dimension = dimension_report(d, t, a, dprime, col, prime, ideal.stream(STREAM_JACOBIAN))
     params = {"d": d, "t": t, "a": a, "dprime": dprime, "row": 1, "col": col,
               "max_degree": max_degree, "prime": prime, "seed": seed}
     report = IdealReport(
         params, len(ideal.coords), len(ideal.variables), dimension, tables,
-        max(table.max_points for table in tables), FRESH_POINTS,
-        {"degrees": attributed, "skipped": attribution.skipped} if attribution else None,
+        max(table.max_points for table in tables), FRESH_POINTS, attribution,
         round(time.perf_counter() - start, 4))
     if dprime > 1:
         report.notes.append("one output coordinate sees only row 1 of V, so its variety is the "
@@ -182,4 +187,9 @@ def _render_attribution(attribution: dict) -> list[str]:
         lines.append("  + lower bound (members sampled or projection saturated)")
     for skipped in attribution["skipped"]:
         lines.append(f"  skipped {skipped['id']}: {skipped['reason']}")
+    budget = attribution.get("budget")
+    if budget is not None:
+        limit = "no limit" if budget["limit"] is None else (
+            f"of {budget['limit']:,} ({budget['factor']:g} x the ideal's own work)")
+        lines.append(f"  attribution budget: {budget['used']:,} work units used {limit}")
     return lines

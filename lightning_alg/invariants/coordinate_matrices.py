@@ -29,11 +29,13 @@ from typing import Callable
 
 import numpy as np
 
+from kernels.monomials import sum_terms_mod_p
 from kernels.primefield import to_nmod_mat
 from lightning_alg.coordinates import CoordinateSystem
 from lightning_alg.invariant import format_polynomial
 from lightning_alg.invariants.determinantal import m2_matrix
-from lightning_alg.invariants.structured import StructuredFamily, chunk_bounds
+from lightning_alg.invariants.structured import (
+    StructuredFamily, chunk_bounds, permutation_signs)
 from lightning_alg.labels import Label, multisets
 
 
@@ -193,6 +195,22 @@ class MinorCombinationFamily(StructuredFamily):
 
     def printable_terms(self, index: int) -> int:
         return int(np.count_nonzero(self.coefficients[index])) * factorial(self.degree)
+
+    def expand_mod_p(self, coords: CoordinateSystem, prime: int) -> dict[int, tuple]:
+        """:meth:`StructuredFamily.expand_mod_p` without ring arithmetic: each minor by the
+        Leibniz formula, sum_pi sign(pi) prod_i y[entries[i, pi(i)]], all members at once."""
+        size, width, r, _ = self.entries.shape
+        pad = len(self.coords)
+        member, rows, coeffs = [], [], []
+        for perm, sign in permutation_signs(r):
+            picked = self.entries[:, :, np.arange(r), list(perm)].reshape(size * width, r)
+            value = (self.coefficients.ravel() * sign) % prime
+            keep = (value != 0) & (picked < pad).all(axis=1)
+            member.append(np.repeat(np.arange(size), width)[keep])
+            rows.append(np.sort(picked[keep], axis=1))
+            coeffs.append(value[keep])
+        return {r: sum_terms_mod_p(np.concatenate(member), np.concatenate(rows),
+                                   np.concatenate(coeffs), prime)}
 
 
 # -- index sets ----------------------------------------------------------------------------

@@ -41,7 +41,7 @@ from sympy.polys.rings import ring
 from kernels.errors import BadInput
 from kernels.polyeval import CompiledFamily, compile_polynomials
 from lightning_alg.coordinates import CoordinateSystem
-from lightning_alg.invariants.grassmannian import interpolation_lines
+from lightning_alg.invariants.grassmannian import independent, interpolation_lines
 from lightning_alg.invariants.structured import StructuredFamily, det_leibniz
 from lightning_alg.invariants.veronese import omega
 from lightning_alg.labels import Label
@@ -69,7 +69,7 @@ def line_violation(xi, zeta, d: int) -> str | None:
     """Thm 40's hypothesis on the line: xi, zeta in R^d, linearly independent."""
     if len(xi) != d or len(zeta) != d:
         return f"{THM40} needs line vectors of length d = {d}; got {len(xi)} and {len(zeta)}"
-    if sympy.Matrix([xi, zeta]).rank() < 2:
+    if not independent(xi, zeta):
         return f"{THM40} needs linearly independent line vectors; got {xi} and {zeta}"
     return None
 

@@ -38,6 +38,8 @@ from sympy.polys.rings import ring
 
 from kernels.backend import Backend, get_backend
 from kernels.claim import CheckContext
+from kernels.errors import BadInput
+from kernels.monomials import sum_terms_mod_p
 from kernels.polyeval import CompiledFamily
 from kernels.primefield import PrimeField
 from kernels.sampling import DEFAULT_PRIME
@@ -66,7 +68,8 @@ NUMERIC_TOLERANCE = 1e-9
 
 # -- determinants ---------------------------------------------------------------------
 
-def _permutation_signs(r: int):
+def permutation_signs(r: int):
+    """(permutation of range(r), its sign +-1), every permutation in lexicographic order."""
     for perm in permutations(range(r)):
         inversions = sum(perm[i] > perm[k] for i in range(r) for k in range(i + 1, r))
         yield perm, -1 if inversions % 2 else 1
@@ -76,7 +79,7 @@ def det_leibniz(matrices: np.ndarray) -> np.ndarray:
     """Determinants of object matrices (ring elements, rationals), shape=[..., r, r],
     by the Leibniz formula (r! signed products; used for r <= 6)."""
     total = None
-    for perm, sign in _permutation_signs(matrices.shape[-1]):
+    for perm, sign in permutation_signs(matrices.shape[-1]):
         term = matrices[..., 0, perm[0]]
         for i in range(1, len(perm)):
             term = term * matrices[..., i, perm[i]]
@@ -342,6 +345,37 @@ class StructuredFamily(ABC):
     def printable_terms(self, index: int) -> int:
         """An upper bound on the number of terms of member ``index`` when expanded."""
         return 0
+
+    def expand_mod_p(self, coords: CoordinateSystem, prime: int) -> dict[int, tuple]:
+        """Every member expanded over F_p, by degree: degree -> (member, rows, coefficients),
+        one entry per term, ``rows`` the sorted coordinate indices of the term's monomial
+        (shape=[T, degree]), coefficients nonzero residues.  Evaluated at the generators of
+        QQ[y] like :meth:`expand`, the ring elements read term by term (no SymPy
+        expressions).  BadInput when a member is not homogeneous."""
+        _, point = generic_point(coords, self.variables())
+        generators = np.array(sorted(set(int(c) for c in self.variables())), dtype=np.int64)
+        terms: dict[int, tuple[list, list, list]] = {}
+        for offset, values in self.chunks(point, ObjectArithmetic()):
+            for j, value in enumerate(values[0]):
+                if not hasattr(value, "items") or not value:
+                    continue
+                exponents = np.array(list(value.keys()), dtype=np.int64).reshape(len(value), -1)
+                degrees = exponents.sum(axis=1)
+                if np.any(degrees != degrees[0]):
+                    raise BadInput(f"{self.name}: member {offset + j + 1} is not homogeneous "
+                                   f"(degrees {sorted(set(degrees.tolist()))})")
+                degree = int(degrees[0])
+                rows = np.repeat(np.tile(generators, len(exponents)),
+                                 exponents.ravel()).reshape(len(exponents), degree)
+                coeffs = np.array([int(c.numerator) * pow(int(c.denominator), -1, prime) % prime
+                                   for c in value.values()], dtype=np.int64)
+                member, row_list, coeff_list = terms.setdefault(degree, ([], [], []))
+                member.append(np.full(len(rows), offset + j, dtype=np.int64))
+                row_list.append(rows)
+                coeff_list.append(coeffs)
+        return {degree: sum_terms_mod_p(np.concatenate(member), np.concatenate(rows),
+                                        np.concatenate(coeffs), prime)
+                for degree, (member, rows, coeffs) in sorted(terms.items())}
 
 
 def chunk_length(batch: int) -> int:

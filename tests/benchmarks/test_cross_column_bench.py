@@ -38,7 +38,7 @@ def test_exact_verification_at_d6_t4_under_a_minute(claim_id, params):
     start = time.perf_counter()
     verdict = claim.verify(params, "exact", CheckContext(seed=0))
     seconds = time.perf_counter() - start
-    members = verdict.evidence["parts"][1]
+    members = verdict.evidence["parts"]["members"]
     points = members["points"]
     rate = members["members_checked"] * points / seconds
     print(f"\n{claim_id} {params}: {verdict.status.value} in {seconds:.2f} s (target "

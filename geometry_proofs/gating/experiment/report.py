@@ -17,6 +17,7 @@ from geometry_proofs.gating.experiment.runner import (
     ExperimentConfig, read_csv, run_experiment, save_boundaries, write_csv)
 from kernels.claim import CheckContext
 from kernels.errors import BadInput
+from kernels.executor import Executor
 
 
 def table1(rows: list[dict]) -> list[dict]:
@@ -139,15 +140,18 @@ def write_outputs(rows: list[dict], boundaries: dict, out_dir: Path, seed: int =
 
 
 def run_and_report(config: ExperimentConfig, out_dir: Path,
-                   progress: Callable[..., Iterable] | None = None) -> dict:
-    """Run the grid of ``config`` and write every output to ``out_dir``; the summary holds
-    the wall time, the CPU seconds of every run summed and the load average, so the timing
-    on a shared machine can be judged."""
+                   progress: Callable[..., Iterable] | None = None,
+                   executor: Executor | None = None) -> dict:
+    """Run the grid of ``config`` (on ``executor``, default ``config.workers`` local
+    processes) and write every output to ``out_dir``; the summary holds the wall time, the
+    CPU seconds of every run summed and the load average, so the timing on a shared
+    machine can be judged."""
     start = time.perf_counter()
-    rows, boundaries = run_experiment(config, progress)
+    rows, boundaries = run_experiment(config, progress, executor)
     wall = time.perf_counter() - start
     summary = write_outputs(rows, boundaries, Path(out_dir))
-    summary["timing"] = {"wall_seconds": round(wall, 1), "workers": config.workers,
+    summary["timing"] = {"wall_seconds": round(wall, 1),
+                         "workers": executor.workers if executor else config.workers,
                          "run_cpu_seconds_total": round(sum(r["cpu_seconds"] for r in rows), 1),
                          "run_cpu_seconds_mean": round(sum(r["cpu_seconds"] for r in rows) / len(rows), 2),
                          "load_average_1_5_15": [round(x, 2) for x in os.getloadavg()],

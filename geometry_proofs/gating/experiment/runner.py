@@ -1,5 +1,6 @@
-"""The grid of runs of GEC §4 / A.3-A.5 (tasks x variants x seeds), run in worker processes,
-and the results CSV.
+"""The grid of runs of GEC §4 / A.3-A.5 (tasks x variants x seeds), run by an executor
+(:mod:`kernels.executor`: this process, local worker processes or a Dask cluster), and the
+results CSV.
 
 Grids (``--task``):
 
@@ -10,17 +11,15 @@ Grids (``--task``):
 * ``all``: their union (14 runs per seed).
 
 Each run is seeded from its own (task, variant, alpha, seed) key and computes with one
-torch thread, so the rows are the same whatever the number of worker processes (spawn
-context); the timing columns (:data:`train.TIMING_COLUMNS`) are the only ones that vary.
+torch thread, so the rows are the same wherever and by how many workers they run; the
+timing columns (:data:`train.TIMING_COLUMNS`) are the only ones that vary.
 """
 
 from __future__ import annotations
 
 import csv
 import math
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -28,8 +27,9 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from geometry_proofs.gating.experiment.model import ALPHAS, Variant
-from geometry_proofs.gating.experiment.train import RunResult, RunSpec, run
+from geometry_proofs.gating.experiment.train import RunSpec, run
 from kernels.errors import BadInput
+from kernels.executor import Executor, make_executor
 
 GRIDS = ("curved", "ablation", "linear")
 TASK_CHOICES = GRIDS + ("all",)
@@ -111,30 +111,18 @@ class ExperimentConfig:
         return specs
 
 
-def _worker_setup() -> None:
-    """Each worker: one BLAS / OpenMP thread, deterministic cuBLAS workspaces."""
-    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
-    os.environ["OMP_NUM_THREADS"] = "1"
-
-
-def run_experiment(config: ExperimentConfig,
-                   progress: Callable[..., Iterable] | None = None) -> tuple[list[dict], dict]:
-    """Run every spec of ``config``; returns (CSV rows in spec order, decision-boundary
-    grids {variant label: int8 array shape=[n, n]} of the first seed).  ``progress`` wraps
-    the stream of finished runs (a terminal progress bar in the CLI)."""
+def run_experiment(config: ExperimentConfig, progress: Callable[..., Iterable] | None = None,
+                   executor: Executor | None = None) -> tuple[list[dict], dict]:
+    """Run every spec of ``config`` on ``executor`` (default: ``config.workers`` local
+    processes); returns (CSV rows in spec order, decision-boundary grids {variant label:
+    int8 array shape=[n, n]} of the first seed).  ``progress`` wraps the stream of finished
+    runs (a terminal progress bar in the CLI)."""
     specs = config.specs()
-    progress = progress or (lambda items, label="", length=None: items)
-    results: dict[int, RunResult] = {}
-    if config.workers == 1:
-        for index in progress(range(len(specs)), label="GEC runs", length=len(specs)):
-            results[index] = run(specs[index])
-    else:
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=config.workers, mp_context=context,
-                                 initializer=_worker_setup) as pool:
-            futures = {pool.submit(run, spec): index for index, spec in enumerate(specs)}
-            for future in progress(as_completed(futures), label="GEC runs", length=len(specs)):
-                results[futures[future]] = future.result()
+    if executor is None:
+        with make_executor(workers=config.workers) as own:
+            return run_experiment(config, progress, own)
+    results = executor.map(run, specs, label="GEC runs", progress=progress,
+                           names=[f"{s.task}/{s.variant.label}/seed {s.seed}" for s in specs])
     rows = [results[i].row for i in range(len(specs))]
     boundaries = {f"{specs[i].task}:{specs[i].variant.label}": results[i].boundary
                   for i in range(len(specs)) if results[i].boundary is not None}
