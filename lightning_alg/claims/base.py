@@ -10,7 +10,7 @@ from kernels.errors import BadInput
 from kernels.verdict import Verdict, combine
 from lightning_alg.coordinates import CoordinateSystem
 from lightning_alg.family_check import check_family
-from lightning_alg.invariant import Invariant, format_polynomial, invariant_json
+from lightning_alg.invariant import Invariant, format_invariant, invariant_json
 from lightning_alg.invariants.linear import default_context
 
 D = Param("d", "embedding dimension d (rows of X)")
@@ -110,4 +110,4 @@ def render_invariants(members: list[Invariant], coords: CoordinateSystem, fmt: s
     if fmt == "json":
         return json.dumps([invariant_json(m, coords) for m in members], indent=1)
     end = " \\\\" if fmt == "latex" else ""
-    return "\n".join(format_polynomial(m.poly, coords, fmt) + end for m in members)
+    return "\n".join(format_invariant(m, coords, fmt) + end for m in members)

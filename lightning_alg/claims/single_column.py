@@ -28,7 +28,7 @@ from lightning_alg.claims.base import (
 from lightning_alg.coordinates import CoordinateSystem
 from lightning_alg.family_check import (
     DEFAULT_EXACT_POINTS, DEFAULT_NUMERIC_POINTS, NUMERIC_TOLERANCE, prove_family)
-from lightning_alg.invariant import Invariant, ordered_terms
+from lightning_alg.invariant import Invariant, SparseInvariant, leading_coefficient
 from lightning_alg.invariants.chow import (
     apply_operator, cone_dimension_split_21, operator_trace, split_annihilator)
 from lightning_alg.invariants.determinantal import (
@@ -114,9 +114,9 @@ def minor_invariants(lm: LinearMatrix, size: int, coords: CoordinateSystem, limi
     command-line argument starting with '-' would read as an option)."""
     symbols = single_column_symbols(coords)
     out = []
-    for rows, cols, poly in lm.nonzero_minors(size, symbols, limit):
-        sign = -1 if ordered_terms(poly, coords)[0][0] < 0 else 1
-        out.append(Invariant(sign * poly, family, source, {
+    for rows, cols, terms in lm.nonzero_minor_terms(size, limit):
+        sign = -1 if leading_coefficient(terms, symbols, coords) < 0 else 1
+        out.append(SparseInvariant(terms, symbols, sign, family, source, {
             "rows": [lm.rows[r] for r in rows], "columns": [lm.columns[c] for c in cols],
             "sign": sign}))
     return out

@@ -138,7 +138,7 @@ class LinearMatrix:
             entries[(r, c)] = entries.get((r, c), ctx.constant(0)) + coeff * gens[k]
         zero = ctx.constant(0)
         matrix = [[entries.get((r, c), zero) for c in columns] for r in rows]
-        return {tuple(int(e) for e in exps): int(coeff)
+        return {tuple(map(int, exps)): int(coeff)
                 for exps, coeff in _laplace_determinant(matrix, ctx).to_dict().items()}
 
     def minor_expression(self, rows, columns, symbols) -> sympy.Expr:
@@ -151,12 +151,18 @@ class LinearMatrix:
     def nonzero_minors(self, size: int, symbols, limit: int | None):
         """(rows, columns, expression) of the nonzero size x size minors, rows then columns
         in lexicographic order, at most ``limit`` of them (identically zero ones skipped)."""
+        for rows, columns, terms in self.nonzero_minor_terms(size, limit):
+            yield rows, columns, sympy.Poly.from_dict(terms, *symbols).as_expr()
+
+    def nonzero_minor_terms(self, size: int, limit: int | None):
+        """:meth:`nonzero_minors` with each minor as :meth:`minor` gives it
+        ({exponent vector: integer coefficient}, no SymPy expression)."""
         found = 0
         for columns in combinations(range(len(self.columns)), size):
             for rows in combinations(range(len(self.rows)), size):
-                expression = self.minor_expression(rows, columns, symbols)
-                if expression != 0:
-                    yield rows, columns, expression
+                terms = self.minor(rows, columns)
+                if terms:
+                    yield rows, columns, terms
                     found += 1
                     if limit is not None and found >= limit:
                         return
