@@ -367,9 +367,10 @@ class AttentionIdeal:
             first.setdefault(tuple(sorted(blocks.multidegrees[b])), b)
         orbit_of = [first[tuple(sorted(blocks.multidegrees[b]))] for b in range(len(blocks))]
         results: dict[int, BlockResult] = {}
-        computed_rounds = [[b for b in range(len(blocks)) if not self.symmetric or orbit_of[b] == b]]
-        self._solve(blocks, computed_rounds[0], {b: int(np.ceil(blocks.size(b) * density))
-                                                 for b in computed_rounds[0]},
+        representatives = [b for b in range(len(blocks))
+                           if not self.symmetric or orbit_of[b] == b]
+        self._solve(blocks, representatives, {b: int(np.ceil(blocks.size(b) * density))
+                                              for b in representatives},
                     pool, fresh, previous, keep, record, results, "kernels")
         images = [b for b in range(len(blocks)) if self.symmetric and keep
                   and orbit_of[b] != b and results[orbit_of[b]].nullity]
