@@ -270,6 +270,17 @@ class AssembledGradientClaim(GaugeClaim):
                                      "grad_{theta_i} K_ki")], fmt)
 
 
+def _pair_tables(tokens: int, shape: tuple, entry) -> tuple[np.ndarray, np.ndarray]:
+    """The components of agent i's row and column sums, [N, N, *shape] each:
+    ``entry(i, j)`` gives (grad_i K_ij, grad_i K_ji) for j != i; 0 on the diagonal."""
+    row, col = np.zeros((tokens, tokens) + shape), np.zeros((tokens, tokens) + shape)
+    for i in range(tokens):
+        for j in range(tokens):
+            if i != j:
+                row[i, j], col[i, j] = entry(i, j)
+    return row, col
+
+
 class AssembledMeanGradientClaim(AssembledGradientClaim):
     """GT eqs (14), (16)-(19): grad_{mu_i} F = eq 11 + sum_j [(grad beta_ij) K_ij + beta_ij grad K_ij]
     + sum_k beta_ki grad KL(q_k || Omega_ki q_i) + eq 57.  Components: eq 11, eq 57 and the
@@ -288,12 +299,9 @@ class AssembledMeanGradientClaim(AssembledGradientClaim):
     def components(self, be, system, variant, exact=False):
         N, K = system.tokens, system.dim
         arrays = pair_arrays(system, get_backend("numpy"))
-        row, col = np.zeros((N, N, K)), np.zeros((N, N, K))
-        for i in range(N):
-            for j in range(N):
-                if i != j:
-                    row[i, j] = G.grad_mu_query(system.mu[i], system.mu[j], system.Sigma[j], arrays["omega"][i, j])
-                    col[i, j] = G.grad_mu_key(system.mu[j], system.mu[i], system.Sigma[i], arrays["omega"][j, i])
+        row, col = _pair_tables(N, (K,), lambda i, j: (
+            G.grad_mu_query(system.mu[i], system.mu[j], system.Sigma[j], arrays["omega"][i, j]),
+            G.grad_mu_key(system.mu[j], system.mu[i], system.Sigma[i], arrays["omega"][j, i])))
         own = np.stack([G.grad_mu_self(system.mu[i], system.prior_mu[i], system.prior_Sigma[i]) for i in range(N)])
         lik = np.stack([G.grad_likelihood_eq57(system.mu[i], int(system.observations[i])) for i in range(N)])
         return row, col, own, lik
@@ -319,15 +327,12 @@ class AssembledCovarianceGradientClaim(AssembledGradientClaim):
         N, K = system.tokens, system.dim
         arrays = pair_arrays(system, get_backend("numpy"))
         printed = variant == "printed"
-        row, col = np.zeros((N, N, K, K)), np.zeros((N, N, K, K))
-        for i in range(N):
-            for j in range(N):
-                if i == j:
-                    continue
-                row[i, j] = G.grad_sigma_query_eq25(system.Sigma[i], arrays["omega"][i, j], system.Sigma[j])
-                omega = arrays["omega"][j, i]
-                col[i, j] = (G.grad_sigma_key_eq26(system.Sigma[i], omega) if printed else
-                             G.grad_sigma_key_corrected(system.mu[j], system.Sigma[j], system.mu[i], system.Sigma[i], omega))
+        omega = arrays["omega"]
+        row, col = _pair_tables(N, (K, K), lambda i, j: (
+            G.grad_sigma_query_eq25(system.Sigma[i], omega[i, j], system.Sigma[j]),
+            G.grad_sigma_key_eq26(system.Sigma[i], omega[j, i]) if printed else
+            G.grad_sigma_key_corrected(system.mu[j], system.Sigma[j], system.mu[i], system.Sigma[i],
+                                       omega[j, i])))
         self_formula = G.grad_sigma_self_eq24 if printed else G.grad_sigma_self_eq12
         own = np.stack([self_formula(system.Sigma[i], system.prior_Sigma[i]) for i in range(N)])
         return row, col, own, np.zeros_like(own)
