@@ -165,13 +165,14 @@ class AssembledGradientClaim(GaugeClaim):
     Subclasses set ``argument`` and ``components``."""
 
     params = (TOKENS, DIM, HEAD_DIM, KAPPA, COVARIANCE, VARIANT)
-    methods = ("numeric",)
+    methods = ("symbolic", "numeric")
     argument = "mu"
-    #: K = 1 variable of the symbolic check (None: no symbolic check)
+    #: K = 1 variable of the symbolic check below ("mean" or "variance"; a subclass without
+    #: one overrides check_symbolic)
     scalar_variable: str | None = None
 
     def auto_method(self, params):
-        if "symbolic" in self.methods and params.get("dim", 3) <= 2:
+        if params.get("dim", 3) <= 2:
             return "symbolic"
         return "numeric"
 
@@ -187,7 +188,8 @@ class AssembledGradientClaim(GaugeClaim):
                       fails=f"{self.source} ({params['variant']}) is not the derivative of F (K = 1, N = 2)",
                       evidence={"dimension": 1, "agents": 2})
     default_samples = 2
-    examples = ({"dim": 4}, {"dim": 4, "variant": "corrected"}, {"dim": 6, "head_dim": 3, "variant": "corrected"})
+    examples = ({"dim": 2}, {"dim": 2, "variant": "corrected"}, {"dim": 4},
+                {"dim": 4, "variant": "corrected"}, {"dim": 6, "head_dim": 3, "variant": "corrected"})
 
     def components(self, be, system, variant: str, exact: bool = False):
         """(row_grads [N, N, ...], col_grads [N, N, ...], self [N, ...], likelihood [N, ...])
@@ -287,9 +289,7 @@ class AssembledMeanGradientClaim(AssembledGradientClaim):
     exact mean gradients of one KL; only the assembly is tested."""
 
     id = "gt-grad-mu-assembled"
-    methods = ("symbolic", "numeric")
     scalar_variable = "mean"
-    examples = ({"dim": 2}, {"dim": 2, "variant": "corrected"}) + AssembledGradientClaim.examples
     source = "GT eqs (14), (16)-(19)"
     statement = "grad_{mu_i} F = (16) + (17) + (18) + (19), with eq (14)'s product rule and eq (15)."
     printed_text = ("Sigma_p^{-1}(mu_i - mu_p) + sum_j [(grad beta_ij) K_ij + beta_ij grad K_ij] "
@@ -314,9 +314,7 @@ class AssembledCovarianceGradientClaim(AssembledGradientClaim):
     weight term; the evidence also reports the printed assembly with exact components."""
 
     id = "gt-grad-sigma-assembled"
-    methods = ("symbolic", "numeric")
     scalar_variable = "variance"
-    examples = ({"dim": 2}, {"dim": 2, "variant": "corrected"}) + AssembledGradientClaim.examples
     source = "GT eqs (20)-(23)"
     statement = "grad_{Sigma_i} F = (20) + (21) + (22) + (23) with eqs (24)-(27)."
     printed_text = ("1/2[Sigma_i^{-1} - Sigma_p^{-1}] + sum_j [(grad beta_ij) K_ij + beta_ij 1/2[(Omega Sigma_j "
@@ -344,8 +342,6 @@ class AssembledFrameGradientClaim(AssembledGradientClaim):
     in the coordinates of so(n).  Components: the autodiff Jacobian of the KL matrix."""
 
     id = "gt-grad-frame-assembled"
-    methods = ("symbolic", "numeric")
-    examples = ({"dim": 2}, {"dim": 2, "variant": "corrected"}) + AssembledGradientClaim.examples
 
     def check_symbolic(self, params, context):
         """The assembly for ANY parameter theta_i (here a frame coordinate t): the row K_ij(t)
