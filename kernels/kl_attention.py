@@ -85,40 +85,94 @@ def matrix_exp(a, be: Backend):
     return np.stack([scipy.linalg.expm(m) for m in flat]).reshape(a.shape) if len(flat) else a
 
 
-#: Taylor coefficients 1/k! of exp, k = 0..16, for :func:`frame_exp`.
-_TAYLOR = [1.0 / float(np.prod(np.arange(1, k + 1))) for k in range(17)]
+#: the unit roundoff of float64, the truncation tolerance of :func:`frame_exp`.
+_UNIT_ROUNDOFF = 2.0 ** -53
+
+#: Paterson-Stockmeyer with the powers I, a, a^2, a^3 and a^4: a Taylor polynomial of degree
+#: 4q costs 3 + (q - 1) products.  :func:`frame_exp` tries q = 2 .. 8 (degree 8 .. 32).
+_BLOCK = 4
+_BLOCK_COUNTS = tuple(range(2, 9))
+
+
+def _factorial(k: int) -> float:
+    return float(np.prod(np.arange(1, k + 1, dtype=float)))
+
+
+def taylor_threshold(degree: int, tolerance: float = _UNIT_ROUNDOFF) -> float:
+    """The largest theta such that the Taylor remainder of exp of degree ``degree`` obeys
+
+        sum_{k > m} theta^k / k!  <=  theta^{m+1} / (m+1)! / (1 - theta / (m+2))  <=  tolerance,
+
+    found by bisection: for ||a|| <= theta (any sub-multiplicative norm) the polynomial is
+    exp(a) to ``tolerance`` relative to ||exp(a)|| = 1 (a skew).  E.g. 0.825 at degree 16."""
+    low, high = 0.0, float(degree + 1)
+    for _ in range(200):
+        theta = 0.5 * (low + high)
+        remainder = theta ** (degree + 1) / _factorial(degree + 1) / (1.0 - theta / (degree + 2))
+        low, high = (theta, high) if remainder <= tolerance else (low, theta)
+    return low
+
+
+_THRESHOLDS = {q: taylor_threshold(_BLOCK * q) for q in _BLOCK_COUNTS}
+
+
+def exp_plan(norm: float) -> tuple[int, int]:
+    """(q, s): the Taylor degree 4q and the squarings s of :func:`frame_exp` for a batch whose
+    largest 2-norm bound is ``norm``, the cheapest 3 + (q - 1) + s with ||a / 2^s|| <=
+    theta_{4q} (:func:`taylor_threshold`)."""
+    def squarings(q):
+        return max(0, int(np.ceil(np.log2(norm / _THRESHOLDS[q])))) if norm > _THRESHOLDS[q] else 0
+    return min(((q, squarings(q)) for q in _BLOCK_COUNTS), key=lambda plan: (plan[0] + plan[1], plan[0]))
+
+
+def _spectral_bound(a4, be: Backend) -> float:
+    """max over the batch of ||a4||_1^{1/4} >= ||a||_2 for normal a (skew a: ||a||_2^4 =
+    ||a^4||_2 = rho(a^4) <= ||a^4||_1), read on the host."""
+    if be.name == "torch":
+        norm = float(be.sum(be.abs(a4.detach()), -2).amax())
+    else:
+        norm = float(np.max(np.sum(np.abs(be.to_numpy(a4)), axis=-2)))
+    return norm ** 0.25
+
+
+def _traced(x, be: Backend) -> bool:
+    """True for a JAX tracer (inside ``jit`` / ``grad`` / ``vmap``), whose values cannot be
+    read on the host."""
+    return be.name == "jax" and isinstance(x, be.library.core.Tracer)
 
 
 def frame_exp(phi, be: Backend):
-    """exp(phi) for a batch of frames, shape=[..., n, n], by scaling and squaring of the
-    degree-16 Taylor polynomial (Paterson-Stockmeyer: 7 products, then s squarings).
+    """exp(phi) for a batch of frames phi in so(n) (skew), shape=[..., n, n], by scaling and
+    squaring of a Taylor polynomial evaluated by Paterson-Stockmeyer.
 
-    One scaling 2^-s for the whole batch, chosen on the host from max ||phi||_1 so that
-    ||phi / 2^s||_1 <= 1/2: the truncation error is below 0.5^17/17! < 1e-19 relative, and
-    the batch runs as a few large batched products (torch's and SciPy's per-matrix
-    degree selection costs more than the products themselves at n = 20).  JAX keeps its
-    own ``expm`` (a host-side norm cannot be read from a tracer).
+    The powers a^2, a^3, a^4 of the unscaled batch come first (3 products); since phi is
+    normal, ||phi||_2 <= ||phi^4||_1^{1/4}, a far tighter bound than ||phi||_1 (0.93 ..
+    1.3 against 2.7 at GT's frames).  One plan (q, s) for the whole batch
+    (:func:`exp_plan`): the degree-4q polynomial in a = phi / 2^s (powers rescaled by
+    2^{-ks}, no products), q - 1 Horner products in a^4, s squarings; the truncation error
+    is below 2^-53 relative (:func:`taylor_threshold`).  At GT's frames that is 7 products
+    in a few large batched calls (torch's and SciPy's per-matrix degree selection cost
+    more than the products at n = 20).  Under a JAX transformation (``jit``, ``grad``: a
+    host-side norm cannot be read from a tracer) it is JAX's own ``expm``.  Not for non-normal matrices (use :func:`matrix_exp`).
     """
-    if be.name == "jax" or 0 in tuple(phi.shape):
+    if 0 in tuple(phi.shape) or _traced(phi, be):
         return matrix_exp(phi, be)
-    if be.name == "torch":
-        norm = float(be.sum(be.abs(phi.detach()), -2).amax())
-    else:
-        norm = float(np.max(np.sum(np.abs(phi), axis=-2)))
-    squarings = max(0, int(np.ceil(np.log2(norm / 0.5)))) if norm > 0.5 else 0
-    a = phi / 2.0 ** squarings
+    a2 = phi @ phi
+    a3 = a2 @ phi
+    a4 = a2 @ a2
+    blocks, squarings = exp_plan(_spectral_bound(a4, be))
+    scale = 0.5 ** squarings
     n = phi.shape[-1]
-    eye = be.asarray(np.eye(n))
-    powers = [eye, a, a @ a]
-    powers.append(powers[2] @ a)
-    a4 = powers[3] @ a
-
-    def block(j):
-        return sum(_TAYLOR[4 * j + r] * powers[r] for r in range(4))
-
-    result = block(3) + _TAYLOR[16] * a4
-    for j in (2, 1, 0):
-        result = block(j) + a4 @ result
+    powers = be.module.stack([_broadcast_pair(a2, be.asarray(np.eye(n)), be)[1],
+                              phi * scale, a2 * scale ** 2, a3 * scale ** 3])
+    a4 = a4 * scale ** 4
+    degree = _BLOCK * blocks
+    coefficients = np.array([[1.0 / _factorial(_BLOCK * j + r) for r in range(_BLOCK)]
+                             for j in range(blocks)])
+    block = be.module.tensordot(be.asarray(coefficients), powers, 1)   # [q, ..., n, n]
+    result = block[blocks - 1] + a4 * (1.0 / _factorial(degree))
+    for j in range(blocks - 2, -1, -1):
+        result = block[j] + a4 @ result
     for _ in range(squarings):
         result = result @ result
     return result
@@ -400,54 +454,74 @@ def _flatten_matrices(a):
     return a.reshape(tuple(a.shape[:-2]) + (a.shape[-1] * a.shape[-2],))
 
 
+def _half_vectorization(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The flat indices a n + b of the upper triangle a <= b of an n x n matrix and the
+    weights (1 on the diagonal, 2 off it) with <X, Y>_F = sum_t w_t X_t Y_t for symmetric X,
+    Y: n(n+1)/2 numbers instead of n^2."""
+    rows, cols = np.triu_indices(n)
+    return rows * n + cols, np.where(rows == cols, 1.0, 2.0)
+
+
+def _take_last(x, index: np.ndarray, be: Backend):
+    """x[..., index] with a NumPy integer index on any backend."""
+    if be.name == "torch":
+        return x[..., be.module.as_tensor(index, device=x.device)]
+    return x[..., index]
+
+
 def rotated_statistics(mu, Sigma, frames, be: Backend, *, diagonal_sigma: bool = False):
     """The per-token statistics of the structured kernel, O(n^3) per token and head.
 
-    With R_i = exp(phi_i), A_i = Sigma_i + mu_i mu_i^T and P_i = R_i^T Sigma_i^{-1} R_i:
+    With R_i = exp(phi_i), Sigma_i = L_i L_i^T (Cholesky; L_i = diag(sqrt v) for diagonal
+    Sigma = diag(v)), nu_i = R_i^T mu_i, M_i = R_i^T (Sigma_i + mu_i mu_i^T) R_i and
+    P_i = R_i^T Sigma_i^{-1} R_i, everything comes from two factors per token and head,
 
-    * ``rotation``  R_i,                                   shape=[..., H or 1, N, n, n]
-    * ``nu``        R_i^T mu_i,                            shape=[..., H, N, n]
-    * ``second``    R_i^T A_i R_i, flattened,              shape=[..., H, N, n^2]
-    * ``precision`` P_i, flattened,                        shape=[..., H, N, n^2]
-    * ``precision_nu`` P_i nu_i = R_i^T Sigma_i^{-1} mu_i, shape=[..., H, N, n]
-    * ``offset``    nu_i^T P_i nu_i + logdet Sigma_i,       shape=[..., H, N]
-    * ``logdet``    logdet Sigma_i,                         shape=[..., H, N]
+        F_i = [L_i^T; mu_i^T] R_i          ((n+1) x n; its last row is nu_i^T),
+        [G_i | w_i] = L_i^{-1} [R_i | mu_i]  (one triangular solve),
 
-    so that <R_i^T A_i R_i, P_j>_F = second_i . precision_j.  Diagonal Sigma = diag(v):
-    (R^T diag(v) R)_ab = sum_c v_c R_ca R_cb, one product of v by the table
-    U_c,(ab) = R_ca R_cb, shared by all heads and by Sigma and Sigma^{-1}.
+    as M_i = F_i^T F_i, [P_i | P_i nu_i] = G_i^T [G_i | w_i] and mu_i^T Sigma_i^{-1} mu_i =
+    |w_i|^2: three products and one solve, against five products, an inverse and two
+    matrix-vector products for the congruences R^T X R done one by one.
+
+    * ``rotation``  R_i,                                     shape=[..., H or 1, N, n, n]
+    * ``nu``        nu_i,                                    shape=[..., H, N, n]
+    * ``second``    M_i half-vectorized and weighted,        shape=[..., H, N, n(n+1)/2]
+    * ``precision`` P_i half-vectorized,                     shape=[..., H, N, n(n+1)/2]
+    * ``precision_nu`` P_i nu_i = R_i^T Sigma_i^{-1} mu_i,   shape=[..., H, N, n]
+    * ``offset``    nu_i^T P_i nu_i + logdet Sigma_i,         shape=[..., H, N]
+    * ``logdet``    logdet Sigma_i,                           shape=[..., H, N]
+
+    so that second_i . precision_j = <M_i, P_j>_F (:func:`_half_vectorization`).
     """
     n = mu.shape[-1]
     head, rotation = _frame_spec(frames)
     rotation = frame_exp(rotation, be)
-    rotate = f"...{head}ica,...hic->...hia"              # R_i^T x_i for every head
-    nu = einsum(rotate, rotation, mu, be=be)
-    outer = _flatten_matrices(nu[..., :, None] * nu[..., None, :])
+    # R_i for every head, [..., H, N, n, n] (explicit: broadcasting inside ``@`` measured
+    # 2.6x slower on jax)
+    per_head = _broadcast_pair(mu[..., None], rotation if head else rotation[..., None, :, :, :], be)[1]
+    mu_row = mu[..., None, :]
     if diagonal_sigma:
-        inverse_mu = mu / Sigma
-        table = _flatten_matrices(rotation[..., :, :, None] * rotation[..., :, None, :])
-        congruence = f"...{head}icf,...hic->...hif"
-        second = einsum(congruence, table, Sigma, be=be) + outer
-        precision = einsum(congruence, table, 1.0 / Sigma, be=be)
+        root = be.module.sqrt(Sigma)
+        nu = (mu_row @ per_head)[..., 0, :]
+        factor = be.concat([root[..., :, None] * per_head, nu[..., None, :]], -2)
+        solved = be.concat([per_head / root[..., :, None], (mu / root)[..., :, None]], -1)
         logdet = be.sum(be.module.log(Sigma), -1)
     else:
         lower = cholesky(Sigma, be)
-        identity = _broadcast_pair(lower, be.asarray(np.eye(n)), be)[1]
-        inverse_lower = solve_lower(lower, identity, be)
-        inverse_sigma = _transposed(inverse_lower, be) @ inverse_lower
+        factor = be.concat([_transposed(lower, be), mu_row], -2) @ per_head
+        nu = factor[..., n, :]
+        solved = solve_lower(lower, be.concat([per_head, mu[..., None]], -1), be)
         logdet = _logdet_from_cholesky(lower, be)
-        inverse_mu = (inverse_sigma @ mu[..., None])[..., 0]
-        both = be.concat([Sigma, inverse_sigma], -4)     # [..., 2H, N, n, n]
-        rotation_pair = be.concat([rotation, rotation], -4) if head else rotation
-        half = einsum(f"...{head}ica,...hicd->...hiad", rotation_pair, both, be=be)
-        full = _flatten_matrices(einsum(f"...hiad,...{head}idb->...hiab", half, rotation_pair, be=be))
-        heads = mu.shape[-3]
-        second = full[..., :heads, :, :] + outer
-        precision = full[..., heads:, :, :]
-    precision_nu = einsum(rotate, rotation, inverse_mu, be=be)
-    offset = be.sum(mu * inverse_mu, -1) + logdet         # rotation invariant
-    return {"rotation": rotation, "nu": nu, "second": second, "precision": precision,
-            "precision_nu": precision_nu, "offset": offset, "logdet": logdet, "head": head}
+    whitened_mu = solved[..., n]
+    projected = _transposed(solved[..., :n], be) @ solved                 # [P | P nu]
+    second = _transposed(factor, be) @ factor
+    index, weights = _half_vectorization(n)
+    return {"rotation": rotation, "nu": nu,
+            "second": _take_last(_flatten_matrices(second), index, be) * be.asarray(weights),
+            "precision": _take_last(_flatten_matrices(projected[..., :n]), index, be),
+            "precision_nu": projected[..., n],
+            "offset": be.sum(whitened_mu * whitened_mu, -1) + logdet,  # rotation invariant
+            "logdet": logdet, "head": head}
 
 
 def kl_attention_structured(mu, Sigma, frames, kappa: float, be: Backend, *,
@@ -461,7 +535,8 @@ def kl_attention_structured(mu, Sigma, frames, kappa: float, be: Backend, *,
         2 K_ij = <M_i, P_j>_F - 2 nu_i . (P_j nu_j) + [nu_j^T P_j nu_j + logdet Sigma_j]
                  - logdet Sigma_i - n
 
-    (:func:`rotated_statistics`), beta = softmax_j(-K / kappa) (GT eqs 13, 58), and the
+    (:func:`rotated_statistics`; <M_i, P_j>_F over the n(n+1)/2 entries of the upper
+    triangle, one product of [N, n(n+1)/2 + n] by [n(n+1)/2 + n, N] per head), beta = softmax_j(-K / kappa) (GT eqs 13, 58), and the
     transported values sum_j beta_ij Omega_ij mu_j = R_i sum_j beta_ij nu_j.
 
     Parameters and returns as :func:`kl_attention_direct`.

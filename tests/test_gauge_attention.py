@@ -5,6 +5,7 @@ claims with their mutation tests, and `attngeom benchmark gauge-attention`."""
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ import scipy.linalg
 from geometry_proofs.claims import REGISTRY
 from geometry_proofs.gauge import counts, dirac, holonomy_claims
 from geometry_proofs.gauge.attention_benchmark import BenchmarkConfig, run_benchmark
+from kernels import kl_attention as kla
 from kernels.backend import get_backend
 from kernels.claim import CheckContext
 from kernels.errors import BadInput
@@ -66,6 +68,57 @@ def test_frames_transport_and_blocks():
     omega = multihead_transport(blocks, blocks[::-1], be)
     assert omega.shape == (8, 8) and np.all(omega[:4, 4:] == 0)
     assert np.allclose(block_diagonal(blocks, be), scipy.linalg.block_diag(a, b))
+
+
+def test_taylor_threshold_is_the_largest_theta_within_the_roundoff():
+    for degree in (8, 16, 32):
+        theta = kla.taylor_threshold(degree)
+        def remainder(t):
+            return t ** (degree + 1) / math.factorial(degree + 1) / (1 - t / (degree + 2))
+        assert remainder(theta) <= 2.0 ** -53 < remainder(theta * 1.001)
+    assert 0.82 < kla.taylor_threshold(16) < 0.83
+
+
+def test_exp_plan_is_the_cheapest_admissible_plan():
+    for norm in (0.0, 0.05, 0.9, 2.7, 40.0, 1e4):
+        blocks, squarings = kla.exp_plan(norm)
+        assert norm / 2 ** squarings <= kla.taylor_threshold(4 * blocks)
+        for q in range(2, 9):                        # no cheaper admissible (q, s)
+            s = max(0, math.ceil(math.log2(norm / kla.taylor_threshold(4 * q)))) if norm else 0
+            assert q + s >= blocks + squarings
+    assert kla.exp_plan(0.0)[1] == 0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("scale", [0.0, 0.1, 1.0, 30.0])
+def test_frame_exp_matches_expm_over_norms(backend, scale):
+    be = get_backend(backend)
+    frames = skew(Sampler(4).floats((3, 7, so_dimension(6)), scale), 6, get_backend("numpy"))
+    reference = np.stack([scipy.linalg.expm(f) for f in frames.reshape(-1, 6, 6)]).reshape(frames.shape)
+    assert np.max(np.abs(be.to_numpy(frame_exp(be.asarray(frames), be)) - reference)) < 1e-12 * max(1.0, scale)
+
+
+def test_frame_exp_bound_is_needed_mutation():
+    """Mutation: a plan that ignores the norm bound (too few squarings) is caught."""
+    be = get_backend("numpy")
+    frames = skew(Sampler(5).floats((4, so_dimension(6)), 3.0), 6, be)
+    reference = np.stack([scipy.linalg.expm(f) for f in frames])
+    original = kla._spectral_bound
+    try:
+        kla._spectral_bound = lambda a4, be: original(a4, be) / 64
+        assert np.max(np.abs(frame_exp(frames, be) - reference)) > 1e-6
+    finally:
+        kla._spectral_bound = original
+    assert np.max(np.abs(frame_exp(frames, be) - reference)) < 1e-12
+
+
+def test_half_vectorization_inner_product_and_mutation():
+    rng = np.random.default_rng(0)
+    x, y = (m + m.T for m in rng.normal(size=(2, 5, 5)))
+    index, weights = kla._half_vectorization(5)
+    assert len(index) == 15
+    assert abs(np.sum(weights * x.ravel()[index] * y.ravel()[index]) - np.sum(x * y)) < 1e-12
+    assert abs(np.sum(x.ravel()[index] * y.ravel()[index]) - np.sum(x * y)) > 1e-3   # unit weights: wrong
 
 
 # jax compiles per shape: per-head frames are covered on numpy and torch
@@ -160,7 +213,11 @@ def test_benchmark_library_small():
     report = run_benchmark(BenchmarkConfig(tokens=6, dim=6, heads=2, batch=1, repeats=1))
     assert max(report["agreement"].values()) <= 1e-10
     assert set(report["ratios"]) == {"structured_over_standard", "structured_over_standard_core",
+                                     "floor_over_standard", "floor_over_standard_core",
                                      "direct_over_structured"}
+    timings = report["timings"]
+    floor = timings["frame_exp"]["median_s"] + timings["pairwise_product"]["median_s"]
+    assert report["ratios"]["floor_over_standard"] == floor / timings["standard"]["median_s"]
 
 
 # -- claims ---------------------------------------------------------------------------------

@@ -9,7 +9,12 @@ and attributes it to one matrix exponential per pair (O(K^3)) and one Gaussian K
 * ``structured``  :func:`kernels.kl_attention.kl_attention_structured` (beliefs rotated once);
 * ``standard``    the standard attention layer at the same N and K: Q, K, V = X W_Q, X W_K,
   X W_V, softmax(Q K^T / sqrt(d)) V per head, output projection W_O;
-* ``standard_core`` softmax(Q K^T / sqrt(d)) V alone (Q, K, V given).
+* ``standard_core`` softmax(Q K^T / sqrt(d)) V alone (Q, K, V given);
+* ``frame_exp`` and ``pairwise_product``: the two parts of the structured kernel that no
+  arrangement avoids -- the per-token exponentials exp(phi_i) and the one product of
+  [N, n(n+1)/2 + n] by [n(n+1)/2 + n, N] per head that gives all pairwise KLs.  Their sum
+  is the ``floor``: the ratios ``floor_over_standard[_core]`` bound from below what any
+  version of (b) built on these two pieces can reach against standard attention.
 
 Every figure is a median over ``repeats`` timed runs after one warm-up run; the inputs are
 drawn from ``Sampler(seed)`` as in GT §3.3 (frames phi with so(20) coordinates
@@ -27,8 +32,9 @@ import numpy as np
 
 from kernels.backend import get_backend
 from kernels.errors import BadInput
-from kernels.kl_attention import (dot_product_attention, kl_attention_direct,
-                                  kl_attention_structured, skew, so_dimension, split_heads)
+from kernels.kl_attention import (dot_product_attention, einsum, frame_exp, kl_attention_direct,
+                                  kl_attention_structured, rotated_statistics, skew, so_dimension,
+                                  split_heads)
 from kernels.sampling import Sampler
 
 
@@ -139,16 +145,31 @@ def run_benchmark(config: BenchmarkConfig,
     def standard_core():
         return dot_product_attention(*core_inputs, be)
 
+    statistics = rotated_statistics(mu, sigma, frames, be, diagonal_sigma=config.diagonal)
+    query = be.concat([statistics["second"], -2.0 * statistics["nu"]], -1)
+    key = be.concat([statistics["precision"], statistics["precision_nu"]], -1)
+
+    def exponentials():
+        return frame_exp(frames, be)
+
+    def pairwise_product():
+        return einsum("...ik,...jk->...ij", query, key, be=be)
+
     jobs = [("standard", standard, config.repeats), ("standard_core", standard_core, config.repeats),
-            ("structured", structured, config.repeats)]
+            ("structured", structured, config.repeats),
+            ("frame_exp", exponentials, config.repeats),
+            ("pairwise_product", pairwise_product, config.repeats)]
     if config.direct:
         jobs.append(("direct", direct, config.direct_repeats))
     timings = {}
     for name, job, repeats in progress(jobs, label="timing kernels", length=len(jobs)):
         timings[name] = _median_seconds(job, repeats, synchronize)
     structured_s = timings["structured"]["median_s"]
+    floor_s = timings["frame_exp"]["median_s"] + timings["pairwise_product"]["median_s"]
     ratios = {"structured_over_standard": structured_s / timings["standard"]["median_s"],
-              "structured_over_standard_core": structured_s / timings["standard_core"]["median_s"]}
+              "structured_over_standard_core": structured_s / timings["standard_core"]["median_s"],
+              "floor_over_standard": floor_s / timings["standard"]["median_s"],
+              "floor_over_standard_core": floor_s / timings["standard_core"]["median_s"]}
     report = {"config": asdict(config), "device_label": be.label, "timings": timings,
               "ratios": ratios}
     if config.direct:
@@ -168,7 +189,7 @@ def format_report(report: dict) -> str:
              f"SO({config['dim'] // config['heads']})  batch {config['batch']}  {sigma} Sigma  "
              f"{report['device_label']}"]
     for name, timing in report["timings"].items():
-        lines.append(f"  {name:<14} {timing['median_s'] * 1e3:10.3f} ms  (median of {timing['repeats']})")
+        lines.append(f"  {name:<16} {timing['median_s'] * 1e3:10.3f} ms  (median of {timing['repeats']})")
     for name, ratio in report["ratios"].items():
         lines.append(f"  {name:<30} {ratio:8.2f}x")
     if "agreement" in report:
