@@ -318,3 +318,12 @@ def test_cli_claims(run_cli):
     assert code == 2 and len(err.strip().splitlines()) == 1
     code, out, _ = run_cli("show", "gt-dirac-limit", "--format", "latex")
     assert code == 0 and "softmax" in out
+
+
+def test_witness_is_stable_under_rounding_ties():
+    from geometry_proofs.gauge.claim_base import worst_row
+    rows = [{"error": 0.1839683235296566, "at": 0}, {"error": 0.1839683235296569, "at": 1},
+            {"error": 0.01, "at": 2}]
+    assert worst_row(rows)["at"] == 0                    # a rounding-level tie: the first row
+    assert worst_row([{"error": 0.1, "at": 0}, {"error": 0.2, "at": 1}])["at"] == 1
+    assert worst_row([{"error": 0.1, "at": 0}, {"error": float("nan"), "at": 1}])["at"] == 1
