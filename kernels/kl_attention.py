@@ -23,7 +23,8 @@ Two implementations of the same numbers:
       2 K_ij = <M_i, P_j>_F - 2 nu_i . (P_j nu_j) + nu_j^T P_j nu_j
                + logdet Sigma_j - logdet Sigma_i - n,
 
-  one matrix product of [N, n^2 + n] by [n^2 + n, N] per head: O(N^2 n^2).  The
+  one matrix product of [N, n(n+1)/2 + n] by [n(n+1)/2 + n, N] per head (the Frobenius
+  product of symmetric matrices over the upper triangle): O(N^2 n^2).  The
   transported values are R_i sum_j beta_ij nu_j.  For diagonal Sigma the transported
   covariance R_i R_j^T D_j R_j R_i^T is full, so the pairwise term is still an inner
   product of two symmetric n x n matrices (O(N^2 n^2)); only the Cholesky factorizations
@@ -153,7 +154,8 @@ def frame_exp(phi, be: Backend):
     is below 2^-53 relative (:func:`taylor_threshold`).  At GT's frames that is 7 products
     in a few large batched calls (torch's and SciPy's per-matrix degree selection cost
     more than the products at n = 20).  Under a JAX transformation (``jit``, ``grad``: a
-    host-side norm cannot be read from a tracer) it is JAX's own ``expm``.  Not for non-normal matrices (use :func:`matrix_exp`).
+    host-side norm cannot be read from a tracer) it is JAX's own ``expm``.  Not for
+    non-normal matrices (the norm bound needs phi normal; use :func:`matrix_exp`).
     """
     if 0 in tuple(phi.shape) or _traced(phi, be):
         return matrix_exp(phi, be)
@@ -524,6 +526,13 @@ def rotated_statistics(mu, Sigma, frames, be: Backend, *, diagonal_sigma: bool =
             "logdet": logdet, "head": head}
 
 
+def pairwise_operands(stats: dict, be: Backend):
+    """(query, key), shape=[..., H, N, n(n+1)/2 + n] each, from :func:`rotated_statistics`:
+    query_i . key_j = <M_i, P_j>_F - 2 nu_i . (P_j nu_j), the pair-dependent part of 2 K_ij."""
+    return (be.concat([stats["second"], -2.0 * stats["nu"]], -1),
+            be.concat([stats["precision"], stats["precision_nu"]], -1))
+
+
 def kl_attention_structured(mu, Sigma, frames, kappa: float, be: Backend, *,
                             diagonal_sigma: bool = False, causal: bool = False) -> KLAttention:
     """KL attention using the gauge structure: every belief rotated once into the common
@@ -536,15 +545,15 @@ def kl_attention_structured(mu, Sigma, frames, kappa: float, be: Backend, *,
                  - logdet Sigma_i - n
 
     (:func:`rotated_statistics`; <M_i, P_j>_F over the n(n+1)/2 entries of the upper
-    triangle, one product of [N, n(n+1)/2 + n] by [n(n+1)/2 + n, N] per head), beta = softmax_j(-K / kappa) (GT eqs 13, 58), and the
+    triangle: one product of [N, n(n+1)/2 + n] by [n(n+1)/2 + n, N] per head,
+    :func:`pairwise_operands`), beta = softmax_j(-K / kappa) (GT eqs 13, 58), and the
     transported values sum_j beta_ij Omega_ij mu_j = R_i sum_j beta_ij nu_j.
 
     Parameters and returns as :func:`kl_attention_direct`.
     """
     stats = rotated_statistics(mu, Sigma, frames, be, diagonal_sigma=diagonal_sigma)
     n = mu.shape[-1]
-    query = be.concat([stats["second"], -2.0 * stats["nu"]], -1)
-    key = be.concat([stats["precision"], stats["precision_nu"]], -1)
+    query, key = pairwise_operands(stats, be)
     kl = 0.5 * (einsum("...ik,...jk->...ij", query, key, be=be) + stats["offset"][..., None, :]
                 - (stats["logdet"] + n)[..., :, None])
     beta = softmax_last(_causal_logits(kl, kappa, causal, be), be)

@@ -33,8 +33,8 @@ import numpy as np
 from kernels.backend import get_backend
 from kernels.errors import BadInput
 from kernels.kl_attention import (dot_product_attention, einsum, frame_exp, kl_attention_direct,
-                                  kl_attention_structured, rotated_statistics, skew, so_dimension,
-                                  split_heads)
+                                  kl_attention_structured, pairwise_operands, rotated_statistics,
+                                  skew, so_dimension, split_heads)
 from kernels.sampling import Sampler
 
 
@@ -145,9 +145,7 @@ def run_benchmark(config: BenchmarkConfig,
     def standard_core():
         return dot_product_attention(*core_inputs, be)
 
-    statistics = rotated_statistics(mu, sigma, frames, be, diagonal_sigma=config.diagonal)
-    query = be.concat([statistics["second"], -2.0 * statistics["nu"]], -1)
-    key = be.concat([statistics["precision"], statistics["precision_nu"]], -1)
+    query, key = pairwise_operands(rotated_statistics(mu, sigma, frames, be, diagonal_sigma=config.diagonal), be)
 
     def exponentials():
         return frame_exp(frames, be)

@@ -122,9 +122,9 @@ class GaugeClaim(LimitedClaim):
         errors = [r["error"] for r in rows]
         if worst["error"] > tolerance or not np.isfinite(worst["error"]):
             witness = {"seed": context.seed, **{k: _plain(v) for k, v in worst.items()}}
+            largest = worst["error"] if not np.isfinite(worst["error"]) else max(errors)
             return refuted(method=method, counterexample=witness, checked=len(rows),
-                           max_residual=float(worst["error"] if not np.isfinite(worst["error"]) else max(errors)),
-                           backend=backend, device=device,
+                           max_residual=float(largest), backend=backend, device=device,
                            summary=f"{fails} (relative error {worst['error']:.3g} > {tolerance:g} "
                                    f"at sample {worst.get('sample', 0)})",
                            evidence={"tolerance": tolerance, **(evidence or {})})
