@@ -9,8 +9,14 @@ from __future__ import annotations
 import ast
 import re
 import sys
-import tomllib
 from pathlib import Path
+
+import pytest
+
+try:
+    import tomllib                                  # Python >= 3.11
+except ImportError:                                 # Python 3.10: the tomli backport, if any
+    tomllib = pytest.importorskip("tomli")
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ("kernels", "geometry_proofs", "lightning_alg")
