@@ -307,6 +307,20 @@ def test_cli_benchmark_gauge_attention(run_cli):
     assert code == 2 and "multiple" in err and len(err.strip().splitlines()) == 1
     code, _, err = run_cli("benchmark", "gauge-attention", "--n", 0)
     assert code == 2 and len(err.strip().splitlines()) == 1
+    code, _, err = run_cli("benchmark", "gauge-attention", "--n", 100000, "--no-direct")
+    assert code == 2 and "GiB" in err and len(err.strip().splitlines()) == 1
+
+
+def test_benchmark_memory_plan():
+    """The plan bounds the measured peak (N = 1024: 1.0 GB RSS against 1.55 GiB planned)
+    and refuses what does not fit; a device's memory replaces the machine's."""
+    small, large = BenchmarkConfig(), BenchmarkConfig(tokens=100000)
+    assert 50 * 2**20 < small.planned_bytes() < 200 * 2**20
+    small.validate()
+    with pytest.raises(BadInput, match="device"):
+        small.validate(memory_bytes=2**20)
+    with pytest.raises(BadInput, match="machine"):
+        large.validate()
 
 
 def test_cli_claims(run_cli):

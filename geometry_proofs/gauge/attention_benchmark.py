@@ -24,6 +24,7 @@ Sigma = 0.1 I plus a random SPD perturbation, or diagonal variances around 0.1).
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import asdict, dataclass
 from typing import Callable, Iterable
@@ -36,6 +37,15 @@ from kernels.kl_attention import (dot_product_attention, einsum, frame_exp, kl_a
                                   kl_attention_structured, pairwise_operands, rotated_statistics,
                                   skew, so_dimension, split_heads)
 from kernels.sampling import Sampler
+
+
+#: the share of the memory (physical, or the CUDA device's) a benchmark may plan to use.
+MEMORY_SHARE = 0.5
+
+
+def physical_memory_bytes() -> int:
+    """This machine's physical memory (bytes)."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
 @dataclass(frozen=True)
@@ -56,8 +66,21 @@ class BenchmarkConfig:
     kappa: float = 1.0
     seed: int = 0
 
-    def validate(self) -> None:
-        """Raise BadInput (one line) for sizes that make no sense."""
+    def planned_bytes(self) -> int:
+        """An upper estimate of the float64 bytes alive at once: the inputs (NumPy and
+        backend copies), about 12 per-token arrays [B, H, N, n, n+1] of the structured
+        kernel's statistics, and 7 pair arrays [B, H, N, N] (the structured kernel's
+        product, K, logits and beta; the standard layer's scores, weights and output
+        softmax).  The direct kernel works in row chunks of ~16 MB."""
+        b, h, t, n, k = self.batch, self.heads, self.tokens, self.head_dim, self.dim
+        sigma = b * h * t * n * (1 if self.diagonal else n)
+        inputs = b * h * t * n + sigma + b * t * n * n + b * t * k + 4 * k * k
+        return 8 * (2 * inputs + 12 * b * h * t * n * (n + 1) + 7 * b * h * t * t)
+
+    def validate(self, memory_bytes: int | None = None) -> None:
+        """Raise BadInput (one line) for sizes that make no sense or that would not fit:
+        more than ``MEMORY_SHARE`` of ``memory_bytes`` (a CUDA device's memory) or, by
+        default, of this machine's physical memory."""
         options = {"tokens": "--n (N)", "dim": "--k (K)", "heads": "--heads", "batch": "--batch",
                    "repeats": "--repeats", "direct_repeats": "direct_repeats"}
         for name, option in options.items():
@@ -67,6 +90,12 @@ class BenchmarkConfig:
             raise BadInput(f"K = {self.dim} is not a multiple of the number of heads {self.heads}")
         if not self.kappa > 0:
             raise BadInput(f"the temperature kappa must be > 0; got {self.kappa}")
+        limit = MEMORY_SHARE * (memory_bytes or physical_memory_bytes())
+        if self.planned_bytes() > limit:
+            raise BadInput(f"N = {self.tokens}, K = {self.dim}, batch {self.batch} would need about "
+                           f"{self.planned_bytes() / 2**30:,.1f} GiB (limit {limit / 2**30:,.1f} GiB, "
+                           f"{MEMORY_SHARE:.0%} of the {'device' if memory_bytes else 'machine'}'s "
+                           f"memory); choose a smaller --n, --k or --batch")
 
     @property
     def head_dim(self) -> int:
@@ -116,6 +145,7 @@ def run_benchmark(config: BenchmarkConfig,
     """
     config.validate()
     be = get_backend(config.backend, config.device)
+    config.validate(be.memory_bytes)
     inputs = sample_inputs(config)
     n, heads = config.head_dim, config.heads
     mu, sigma = be.asarray(inputs["mu"]), be.asarray(inputs["Sigma"])
