@@ -129,11 +129,9 @@ def exp_plan(norm: float) -> tuple[int, int]:
 def _spectral_bound(a4, be: Backend) -> float:
     """max over the batch of ||a4||_1^{1/4} >= ||a||_2 for normal a (skew a: ||a||_2^4 =
     ||a^4||_2 = rho(a^4) <= ||a^4||_1), read on the host."""
-    if be.name == "torch":
-        norm = float(be.sum(be.abs(a4.detach()), -2).amax())
-    else:
-        norm = float(np.max(np.sum(np.abs(be.to_numpy(a4)), axis=-2)))
-    return norm ** 0.25
+    if be.name == "torch":      # .item(), not .numpy(): the latter fails under torch.func
+        return float(be.sum(be.abs(a4.detach()), -2).amax()) ** 0.25
+    return float(np.max(np.sum(np.abs(be.to_numpy(a4)), axis=-2))) ** 0.25
 
 
 def _traced(x, be: Backend) -> bool:
@@ -466,9 +464,7 @@ def _half_vectorization(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _take_last(x, index: np.ndarray, be: Backend):
     """x[..., index] with a NumPy integer index on any backend."""
-    if be.name == "torch":
-        return x[..., be.module.as_tensor(index, device=x.device)]
-    return x[..., index]
+    return x[..., be.asarray(index, dtype="int64")]
 
 
 def rotated_statistics(mu, Sigma, frames, be: Backend, *, diagonal_sigma: bool = False,
