@@ -18,10 +18,12 @@ from kernels import __version__
 from kernels.backend import BACKENDS, DEVICES
 from kernels.certificate_jobs import (CertificateJob, certify_job, recheck_certificates,
                                      suite_jobs, write_certificates)
+from kernels.atomic_files import write_text_atomically
 from kernels.certificates import certificate_files, check_certificate
 from kernels.claim import FORMATS, METHODS, CheckContext, ClaimRegistry
 from kernels.errors import BadInput, NotApplicable
 from kernels.executor import make_executor
+from kernels.junit import junit_xml
 from kernels.threads import configure as configure_threads
 from kernels.verdict import Status, Verdict
 from kernels.verdict_format import format_verdict
@@ -248,24 +250,38 @@ def certify(claim_id, suite, claim_ids, source, force, out_dir, workers, schedul
 @cli.command("check-certificates")
 @click.argument("directory", type=click.Path())
 @click.option("--json", "as_json", is_flag=True)
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None,
+              metavar="FILE", help="also write JUnit XML (one test case per certificate)")
 @_executor_options()
-def check_certificates(directory, as_json, workers, scheduler):
-    """Re-run every certificate in DIRECTORY; exit 1 naming each one that differs."""
+def check_certificates(directory, as_json, junit_path, workers, scheduler):
+    """Validate and re-run every certificate in DIRECTORY and compare each value by its
+    evidence kind.  Exit 0 when all check out, 1 naming each one that differs, 2 when one
+    is not a valid certificate (or DIRECTORY is none)."""
     files = certificate_files(Path(directory))
     if not files:
         raise BadInput(f"no *.json certificates in {directory}")
     with make_executor(workers, scheduler) as executor:
         results = recheck_certificates(files, executor, _recheck_task, _progress(as_json))
     failed = [r for r in results if not r.ok]
+    if junit_path:
+        try:
+            write_text_atomically(Path(junit_path), junit_xml(results))
+        except OSError as error:
+            raise BadInput(f"cannot write {junit_path}: {error.strerror or error}") from None
     if as_json:
         click.echo(json.dumps([{"file": str(r.path), "claim": r.claim, "status": r.status,
-                                "ok": r.ok, "problems": r.problems} for r in results], indent=1))
+                                "ok": r.ok, "invalid": r.invalid, "problems": r.problems}
+                               for r in results], indent=1))
     else:
         for r in results:
             click.echo(f"{'ok' if r.ok else 'FAIL':<5} {r.status:<15} {r.claim:<24} {r.path.name}")
             for problem in r.problems[:8]:
                 click.echo(f"        {problem}")
         click.echo(f"{len(results) - len(failed)} of {len(results)} certificates check out")
+    invalid = [r.path.name for r in results if r.invalid]
+    if invalid:
+        raise BadInput(f"{len(invalid)} file(s) are not valid certificates and were not run: "
+                       f"{', '.join(invalid[:5])}{' ...' if len(invalid) > 5 else ''}")
     return 1 if failed else 0
 
 

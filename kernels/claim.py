@@ -15,11 +15,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
+from kernels.backend import BACKENDS, DEVICES
 from kernels.errors import BadInput
+from kernels.evidence import DEFAULT_FLOAT_TOLERANCE
 from kernels.sampling import Sampler
 from kernels.verdict import Verdict, not_applicable
 
 METHODS = ("symbolic", "exact", "numeric")
+#: Longest integer parameter (digits and sign): every size fits an int64, and text such as
+#: a 5000-digit number is refused before Python converts it.
+MAX_INT_DIGITS = 18
 FORMATS = ("text", "latex", "m2", "json")
 
 
@@ -54,10 +59,15 @@ class Param:
         return self._int(raw)
 
     def _int(self, raw: Any) -> int:
+        text = str(raw).strip()
         try:
-            value = int(str(raw).strip())
+            value = int(text) if len(text) <= MAX_INT_DIGITS else None
         except ValueError:
-            raise BadInput(f"{self.option} must be an integer; got {raw!r}") from None
+            value = None
+        if value is None:
+            shown = ascii(text if len(text) <= 40 else text[:37] + "...")
+            raise BadInput(f"{self.option} must be an integer of at most {MAX_INT_DIGITS} "
+                           f"digits; got {shown}")
         if self.minimum is not None and value < self.minimum:
             raise BadInput(f"{self.option} must be at least {self.minimum}; got {value}")
         return value
@@ -82,6 +92,28 @@ class CheckContext:
         return Sampler(self.seed)
 
 
+#: The most sample points a check may be asked for (``--samples``, a certificate's
+#: ``samples``): beyond it no check finishes in reasonable time.
+MAX_SAMPLES = 10_000
+#: Seeds are integers in [0, MAX_SEED] (NumPy's SeedSequence takes any non-negative
+#: integer; the bound keeps a seed a machine word in every backend).
+MAX_SEED = 2**63 - 1
+
+
+def validate_context(context: CheckContext) -> CheckContext:
+    """``context`` when its seed, samples, backend and device are in range (the same
+    limits for ``attngeom verify`` options and for a certificate's fields), else BadInput."""
+    if not isinstance(context.seed, int) or not 0 <= context.seed <= MAX_SEED:
+        raise BadInput(f"--seed must be an integer in [0, 2^63 - 1]; got {str(context.seed)[:40]}")
+    if context.samples is not None and not 1 <= context.samples <= MAX_SAMPLES:
+        raise BadInput(f"--samples must be between 1 and {MAX_SAMPLES:,}; got {str(context.samples)[:40]}")
+    if context.backend not in BACKENDS:
+        raise BadInput(f"unknown backend {str(context.backend)[:40]!r}; choose one of {', '.join(BACKENDS)}")
+    if context.device not in DEVICES:
+        raise BadInput(f"unknown device {str(context.device)[:40]!r}; choose one of {', '.join(DEVICES)}")
+    return context
+
+
 class Claim:
     """Base class of every registered claim.  Subclasses set the class attributes and
     implement ``check_symbolic`` / ``check_exact`` / ``check_numeric`` (or one ``check``
@@ -95,6 +127,10 @@ class Claim:
     #: Parameter sets of the source paper's own examples (and a few larger sizes): the
     #: certificate suite (``attngeom certify --suite paper``) checks the claim at each.
     examples: tuple[dict[str, Any], ...] = ()
+    #: How the floats of this claim's verdicts compare when a certificate is re-checked
+    #: (:mod:`kernels.evidence`: ``|a - b| <= rel_tol * scale + abs_tol``); a value that
+    #: rounding moves by more is a :class:`~kernels.evidence.Bound` or measured, not a float.
+    float_tolerance: dict[str, float] = DEFAULT_FLOAT_TOLERANCE
 
     # -- parameters --------------------------------------------------------------------
     def resolve(self, raw: dict[str, Any]) -> dict[str, Any]:
@@ -125,7 +161,7 @@ class Claim:
                context: CheckContext | None = None) -> Verdict:
         """Validate, check the hypotheses, run the chosen method, stamp the verdict."""
         params = self.resolve(raw)
-        context = context or CheckContext()
+        context = validate_context(context or CheckContext())
         start = time.perf_counter()
         violation = self.hypothesis_violation(params)
         if violation:
@@ -138,6 +174,7 @@ class Claim:
                 raise BadInput(f"claim {self.id!r} has no method {method!r} (it offers {offered})")
             verdict = self.check(method, params, context)
         verdict.claim, verdict.source, verdict.params = self.id, self.source, params
+        verdict.float_tolerance = dict(self.float_tolerance)
         verdict.seconds = round(time.perf_counter() - start, 4)
         return verdict
 

@@ -35,6 +35,7 @@ from enum import Enum
 from typing import Any
 
 from kernels import __version__
+from kernels.evidence import DEFAULT_FLOAT_TOLERANCE, Bound, split_kinds
 
 #: What a sub-verdict's name may be (:func:`combine`): a slug without whitespace.
 PART_NAME = re.compile(r"[^\s]+")
@@ -81,12 +82,22 @@ class Verdict:
     params: dict = field(default_factory=dict)
     seconds: float | None = None
     version: str = __version__
+    #: How this verdict's floats compare on re-checking (the claim's ``float_tolerance``,
+    #: stamped by :meth:`kernels.claim.Claim.verify`); see :mod:`kernels.evidence`.
+    float_tolerance: dict = field(default_factory=lambda: dict(DEFAULT_FLOAT_TOLERANCE))
 
     @property
     def exit_code(self) -> int:
         return self.status.exit_code
 
     def to_json(self) -> dict[str, Any]:
+        """The verdict as JSON-ready plain values, with ``kinds``: the claim's float
+        tolerance and the path of every bound and measured value (:mod:`kernels.evidence`)."""
+        plain, fields = split_kinds(self._fields())
+        plain["kinds"] = {"float": dict(self.float_tolerance), "fields": fields}
+        return plain
+
+    def _fields(self) -> dict[str, Any]:
         return {
             "claim": self.claim,
             "source": self.source,
@@ -139,11 +150,14 @@ def verified(*, checked: int, degree: int, prime: int, points: int, summary: str
 
 def consistent(*, checked: int, max_residual: float, tolerance: float, summary: str,
                backend: str, device: str, evidence: dict | None = None) -> Verdict:
-    """Floating-point evidence: the largest residual and the tolerance it was held to."""
+    """Floating-point evidence: the largest residual and the tolerance it was held to.
+    The residual is a :class:`~kernels.evidence.Bound` (a re-check needs it within the
+    tolerance again, not equal to the last bits)."""
     if not max_residual <= tolerance:
         raise AssertionError("consistent() needs max_residual <= tolerance; use refuted()")
     ev = {"tolerance": tolerance, **(evidence or {})}
-    return Verdict(Status.CONSISTENT, "numeric", checked=checked, max_residual=max_residual,
+    return Verdict(Status.CONSISTENT, "numeric", checked=checked,
+                   max_residual=Bound(max_residual, tolerance),
                    backend=backend, device=device, summary=summary, evidence=ev)
 
 

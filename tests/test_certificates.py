@@ -99,10 +99,9 @@ def test_every_registered_claim_has_paper_examples():
     assert not missing, f"claims without examples for the certificate suite: {missing}"
 
 
-def test_committed_suite_covers_every_claim_and_checks_out(run_cli):
-    directory = REPO / "certificates"
-    files = sorted(directory.glob("*.json"))
+def test_committed_suite_covers_every_claim():
+    """Every registered claim has a committed certificate (they are re-checked under three
+    BLAS configurations by tests/test_certificates_portable.py)."""
+    files = sorted((REPO / "certificates").glob("*.json"))
     claims = {json.loads(f.read_text())["claim"] for f in files}
     assert claims == {claim.id for claim in cli.REGISTRY}
-    code, out, _ = run_cli("check-certificates", directory)
-    assert code == 0, out

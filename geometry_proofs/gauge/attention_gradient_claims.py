@@ -28,7 +28,7 @@ from geometry_proofs.gauge.autodiff import (autodiff_backend, finite_difference_
                                             relative_error)
 from geometry_proofs.gauge.claim_base import (
     AUTODIFF_TOLERANCE, COVARIANCE, DIM, FD_TOLERANCE, HEAD_DIM, KAPPA, TOKENS, VARIANT,
-    GaugeClaim, coarse, symbolic_identity)
+    GaugeClaim, symbolic_identity)
 from geometry_proofs.gauge.free_energy import attention_weights, evaluate, free_energy, kl_matrix, pair_arrays
 from geometry_proofs.gauge.symbolic_free_energy import (assembled, decide, generic_alignment, generic_point,
                                                       scalar_system)
@@ -227,7 +227,7 @@ class AssembledGradientClaim(GaugeClaim):
                     return float(free_energy(*args, system, numpy_be))
 
                 fd = finite_difference_gradient(f_numpy, _state(system)[index])
-                fd_rows.append({"sample": sample, "error": coarse(relative_error(reference, fd)),
+                fd_rows.append({"sample": sample, "error": relative_error(reference, fd),
                                 "printed": "autodiff of F", "reference": "finite differences of F"})
         evidence = {"printed assembly with exact components: largest relative error": round(max(structure), 6),
                     "missing term": "-1/kappa sum_{k != i} beta_ki (K_ki - sum_j beta_kj K_kj) grad K_ki"}

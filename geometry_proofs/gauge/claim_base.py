@@ -24,6 +24,7 @@ from geometry_proofs.gauge.free_energy import GaugeSystem, sample_system
 from geometry_proofs.gauge.transport import head_size
 from kernels.claim import CheckContext, Param
 from kernels.errors import BadInput
+from kernels.evidence import Bound
 from kernels.verdict import Verdict, consistent, proved, refuted
 
 TOKENS = Param("tokens", "number N of agents (tokens), N >= 1 (GT)", default=3)
@@ -131,7 +132,7 @@ class GaugeClaim(LimitedClaim):
         return consistent(checked=len(rows), max_residual=float(max(errors)), tolerance=tolerance,
                           backend=backend, device=device,
                           summary=f"{holds} (within {tolerance:g})",
-                          evidence={"why the tolerance": why, "largest error": coarse(max(errors)),
+                          evidence={"why the tolerance": why, "largest error": Bound(max(errors), tolerance),
                                     **(evidence or {})})
 
 
@@ -150,12 +151,6 @@ def worst_row(rows: list[dict]) -> dict:
             return row
     largest = max(row["error"] for row in rows)
     return next(row for row in rows if row["error"] >= largest * (1.0 - WITNESS_TIE))
-
-
-def coarse(value: float) -> float:
-    """``value`` to one significant digit: finite-difference errors (~1e-10) move by a few
-    per cent with the BLAS and the machine, and certificates compare residuals to 1e-6."""
-    return float(f"{value:.0e}")
 
 
 def symbolic_identity(differences: list[sympy.Expr], symbols: list[sympy.Symbol], *, holds: str,

@@ -21,7 +21,7 @@ from geometry_proofs.gauge.autodiff import (autodiff_backend, finite_difference_
 from geometry_proofs.gauge.beliefs import symbolic_covariance, symbolic_gaussian_kl, symbolic_mean
 from geometry_proofs.gauge.claim_base import (
     AUTODIFF_TOLERANCE, COVARIANCE, DIM, FD_TOLERANCE, HEAD_DIM, SIGMA, TOKENS, VARIANT,
-    GaugeClaim, coarse, symbolic_identity)
+    GaugeClaim, symbolic_identity)
 from geometry_proofs.gauge.free_energy import GaugeSystem, pair_arrays, pair_kl
 from kernels.backend import get_backend
 from kernels.verdict import combine
@@ -91,7 +91,7 @@ class PairGradientClaim(GaugeClaim):
                 return float(np.sum(pair_kl(*args, numpy_be)))
 
             fd = finite_difference_gradient(total_numpy, ordered[slot])
-            fd_rows.append({"sample": sample, "error": coarse(relative_error(reference, fd)),
+            fd_rows.append({"sample": sample, "error": relative_error(reference, fd),
                             "printed": "autodiff", "reference": "finite differences"})
         main = self.compare(rows, tolerance=AUTODIFF_TOLERANCE, backend=be.name, device=be.device,
                             context=context, holds=f"{self.source} ({variant}) equals autodiff at every sampled pair",

@@ -1,0 +1,65 @@
+"""The committed certificates check out under several BLAS configurations (issue 23).
+
+A certificate promises the same verdict and the same exact evidence on any machine, with
+any BLAS kernel or thread count.  OpenBLAS picks its kernels by CPU, and
+``OPENBLAS_CORETYPE`` forces a choice, so one machine can play several: each configuration
+below re-checks the whole committed suite in a fresh process (the variable is read when
+numpy loads).  Haswell (AVX2), Sandybridge (AVX) and Prescott (SSE3) run on every x86-64
+CPU that CI uses; a configuration whose instructions this CPU lacks is skipped, by name.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+#: (OPENBLAS_CORETYPE, the CPU flag it needs, BLAS threads, worker processes): Sandybridge
+#: runs in one process with two BLAS threads; Haswell and Prescott in two worker processes
+#: with one thread each (workers always start with one: kernels.executor).
+CONFIGURATIONS = [
+    ("Haswell", "avx2", 1, 2),
+    ("Sandybridge", "avx", 2, 1),
+    ("Prescott", "pni", 1, 2),                # /proc/cpuinfo calls SSE3 "pni"
+]
+
+
+def _cpu_flags() -> set[str]:
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    line = next((l for l in text.splitlines() if l.startswith("flags")), "")
+    return set(line.split(":", 1)[-1].split())
+
+
+@pytest.mark.parametrize("coretype,flag,threads,workers", CONFIGURATIONS,
+                         ids=[c[0] for c in CONFIGURATIONS])
+def test_committed_suite_checks_out_under_blas_configuration(coretype, flag, threads, workers,
+                                                            tmp_path):
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip(f"OPENBLAS_CORETYPE={coretype} is an x86-64 kernel")
+    flags = _cpu_flags()
+    if flags and flag not in flags:
+        pytest.skip(f"this CPU lacks {flag}, which OPENBLAS_CORETYPE={coretype} needs")
+    preset = os.environ.get("OPENBLAS_CORETYPE")
+    if preset and preset.lower() != coretype.lower():
+        pytest.skip(f"this machine sets OPENBLAS_CORETYPE={preset} (its OpenBLAS needs it); "
+                    f"the suite runs under that kernel only")
+    junit = tmp_path / f"{coretype}.xml"
+    env = {**os.environ, "OPENBLAS_CORETYPE": coretype}
+    command = [sys.executable, "-m", "cli", "--threads", str(threads), "check-certificates",
+               str(REPO / "certificates"), "--workers", str(workers), "--junit", str(junit)]
+    run = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=1200)
+    failing = [line for line in run.stdout.splitlines() if not line.startswith("ok ")]
+    assert run.returncode == 0, "\n".join(failing[-40:]) + run.stderr[-2000:]
+    cases = ET.parse(junit).getroot().findall("./testsuite/testcase")
+    assert len(cases) == len(list((REPO / "certificates").glob("*.json")))
+    assert not [c for c in cases if len(c)]
