@@ -70,7 +70,7 @@ def render_items(items: list[tuple[str, Any]], fmt: str) -> str:
     if fmt == "json":
         return json.dumps({name: plain_value(value) for name, value in items}, indent=1)
     if fmt == "latex":
-        return "\n".join(f"\\text{{{name}}}: {sympy.latex(sympy.sympify(value))} \\\\"
+        return "\n".join(f"\\text{{{name}}}: {sympy.latex(sympy.sympify(value, strict=True))} \\\\"
                          if isinstance(value, (sympy.Basic, int, Fraction)) else
                          f"\\text{{{name}}}: \\text{{{value}}} \\\\" for name, value in items)
     prefix = "-- " if fmt == "m2" else ""

@@ -21,6 +21,7 @@ import sympy
 
 from kernels.backend import Backend
 from kernels.errors import BadInput
+from kernels.expressions import parse_sympy
 
 
 #: The elementwise functions of both kinds of ops, one method each (``ops.exp(x)``, ...):
@@ -104,7 +105,7 @@ def _exact(value):
         raise BadInput(f"symbolic evaluation needs exact constants; got the float {value!r}")
     if isinstance(value, Fraction):
         return sympy.Rational(value.numerator, value.denominator)
-    return sympy.sympify(value)
+    return sympy.sympify(value, strict=True)
 
 
 class ArrayOps(_Ops):
@@ -143,32 +144,23 @@ class ArrayOps(_Ops):
         return e / e.sum(axis=-1, keepdims=True)
 
 
-#: SymPy functions a user expression may use, by the name of the ops method (sqrt is not
-#: among them: SymPy writes it as a power).
+#: The SymPy function types a parsed expression can hold, by the name of the ops method
+#: that evaluates them (sqrt is not among them: SymPy writes it as a power).
 _FUNCTIONS = {getattr(sympy, name): name for name in ELEMENTWISE if name != "sqrt"}
 
 
 def parse_expression(text: str, names: tuple[str, ...]) -> sympy.Expr:
     """A SymPy expression in the variables ``names`` (e.g. ``psi`` of GEC Lemma 3.11),
-    or BadInput naming what is wrong with it."""
+    or BadInput naming what is wrong with it.
+
+    Read by the grammar of :mod:`kernels.expressions` (never by ``sympify``): numbers,
+    the variables, ``pi``, ``+ - * / ^ **``, parentheses and the functions of
+    :data:`ELEMENTWISE`; rational constant exponents within its limits."""
     symbols = {name: sympy.Symbol(name, real=True) for name in names}
-    try:
-        expr = sympy.sympify(text, locals=symbols)
-    except (sympy.SympifyError, SyntaxError, TypeError, ValueError):
-        raise BadInput(f"cannot parse the expression {text!r} (SymPy syntax in "
-                       f"{', '.join(names)}, e.g. 1/2 + u**2/8)") from None
-    if not isinstance(expr, sympy.Expr):
-        raise BadInput(f"{text!r} is not an expression")
-    extra = expr.free_symbols - set(symbols.values())
-    if extra:
-        raise BadInput(f"{text!r} uses {', '.join(sorted(map(str, extra)))}; "
-                       f"only {', '.join(names)} are allowed")
-    unsupported = {type(f).__name__ for f in expr.atoms(sympy.Function)
-                   if type(f) not in _FUNCTIONS}
-    if unsupported:
-        raise BadInput(f"{text!r} uses {', '.join(sorted(unsupported))}; allowed functions: "
-                       + ", ".join(sorted(_FUNCTIONS.values())))
-    return expr
+    shown = ascii(text if len(text) <= 60 else text[:57] + "...")
+    return parse_sympy(text, symbols, {name: getattr(sympy, name) for name in ELEMENTWISE},
+                       {"pi": sympy.pi}, f"the expression {shown}",
+                       hint=f"write it in {', '.join(names)}, e.g. 1/2 + u**2/8")
 
 
 def evaluate_expression(expr: sympy.Expr, values: dict, ops):

@@ -56,7 +56,7 @@ def cancel_trig(expr) -> sympy.Expr:
     vanishes identically (for algebraically independent angles).  ``sympy.simplify`` is
     neither a decision procedure nor fast enough for curvature tensors.
     """
-    expr = sympy.sympify(expr)
+    expr = sympy.sympify(expr, strict=True)
     for function, replacement in _RECIPROCALS.items():
         expr = expr.replace(function, replacement)
     expr = sympy.expand_trig(expr)
@@ -272,7 +272,7 @@ def metric_to_riemann_lowered_at(metric, coords, point: dict,
     metrics with many symbolic coefficients stay small).  ``point``: coordinate -> value."""
     d = len(coords)
     metric = sympy.Matrix(metric)
-    at = lambda e: simplify(sympy.sympify(e).subs(point))
+    at = lambda e: simplify(sympy.sympify(e, strict=True).subs(point))
     dg = [[[at(sympy.diff(metric[i, j], coords[k])) for k in range(d)] for j in range(d)]
           for i in range(d)]
     ddg = [[[[at(sympy.diff(metric[i, j], coords[k], coords[l])) for l in range(d)]

@@ -131,7 +131,7 @@ def compile_polynomials(polynomials, variable_index: dict) -> CompiledFamily:
     entries = []
     degrees = []
     for j, poly in enumerate(polynomials):
-        expr = sympy.sympify(poly)
+        expr = sympy.sympify(poly, strict=True)
         gens = sorted(expr.free_symbols, key=lambda s: variable_index[s])
         if not gens:
             terms = [((), expr)] if expr != 0 else []

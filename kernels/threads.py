@@ -59,6 +59,10 @@ LIBRARY_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS
 _EIGEN_FLAG = "--xla_cpu_multi_thread_eigen"
 
 
+#: Most threads an override may ask for (BLAS and OpenMP take a C int; more threads than
+#: this are no machine's cores).
+MAX_THREADS = 4096
+
 def requested_threads(option: str | None = None) -> tuple[int | None, str]:
     """The override as (N or None for the rule, where it came from): ``--threads``
     (``option``) wins over ``$ATTNGEOM_THREADS``; BadInput for anything but N >= 1 or auto."""
@@ -69,11 +73,13 @@ def requested_threads(option: str | None = None) -> tuple[int | None, str]:
         if text == "auto":
             return None, source
         try:
-            count = int(text)
+            count = int(text) if len(text) <= 6 else 0
         except ValueError:
             count = 0
-        if count < 1:
-            raise BadInput(f"{source} must be a positive integer or 'auto'; got {value!r}")
+        if not 1 <= count <= MAX_THREADS:
+            shown = ascii(text if len(text) <= 40 else text[:37] + "...")
+            raise BadInput(f"{source} must be a positive integer or 'auto' (at most "
+                           f"{MAX_THREADS}); got {shown}")
         return count, source
     return None, "auto"
 

@@ -14,6 +14,7 @@ integer weights and the exact rational value where one is found, else the F_p po
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -37,6 +38,10 @@ from lightning_alg.parametrization import (
 #: worst case and about sqrt(T) times less in practice.  1e-9 stays above that bound,
 #: while a non-invariant (the controls) sits at relative size 1e-3 .. 1.
 NUMERIC_TOLERANCE = 1e-9
+
+#: Most terms (an upper bound, before cancellation) the symbolic check of a polynomial
+#: the user typed may multiply out: a few seconds to a minute of ring arithmetic.
+MAX_SUBSTITUTED_TERMS = 2_000_000
 
 DEFAULT_EXACT_POINTS = 6
 DEFAULT_NUMERIC_POINTS = 64
@@ -119,6 +124,24 @@ def prove_family(members, coords: CoordinateSystem, a: int, context: CheckContex
         f"all {compiled.n_polynomials} polynomials expand to 0 in {weights} after substituting mu(W)"),
         evidence={"ring": weights, "terms_before_cancellation": terms_before,
                   "terms_after": 0, "coordinates": len(coords)})
+
+
+def substituted_terms_bound(members, coords: CoordinateSystem, a: int) -> int:
+    """An upper bound on the terms :func:`prove_family` multiplies out: for each monomial
+    y_1 ... y_k, the least of prod |mu(y_i)| and the number of monomials of its degree k w
+    in the n weights (w = 2 in (A, V), 3 in (Q, K, V)), C(n + k w - 1, k w); summed, and
+    counted only up to just past MAX_SUBSTITUTED_TERMS."""
+    compiled = compile_family(members, coords)
+    ring, y = Parametrization(coords).symbolic(a)
+    lengths, w = [len(value) for value in y], weight_degree(coords.d, a)
+    total = 0
+    for row in compiled.monomials:
+        factors = [var for var in row if var < compiled.n_variables]
+        k = len(factors) * w
+        total += min(math.prod(lengths[var] for var in factors), math.comb(ring.ngens + k - 1, k))
+        if total > MAX_SUBSTITUTED_TERMS:
+            break
+    return total
 
 
 def exact_backend(context: CheckContext):

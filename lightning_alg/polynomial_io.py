@@ -1,6 +1,6 @@
 """Reading polynomials in the coefficient coordinates (Macaulay2 syntax) for ``verify-poly``.
 
-Grammar (whitespace ignored)::
+Grammar (whitespace ignored; the shared reader of :mod:`kernels.expressions`)::
 
     expr   := term (('+' | '-') term)*
     term   := factor (('*' | '/')? factor)*       -- '/' only by a nonzero constant;
@@ -13,143 +13,133 @@ an optional leading output row ``y_(2,(1,2),(2,2),(2,1))``, or the text form
 ``y_{(1,2),(2,2),(2,1)}`` / ``y^{[2]}_{...}``.  The three pairs may come in any order
 (ADM's Macaulay2 code sorts them; the paper writes context pairs first).  Errors are
 :class:`~kernels.errors.BadInput` with the column where reading stopped.
+
+Bounded work (issue 29): the polynomial is multiplied out in a sparse ring over QQ whose
+generators are the labels of the text, and every product is refused *before* it is
+computed when its total degree would exceed :data:`MAX_DEGREE`, its number of term pairs
+:data:`MAX_PRODUCT_PAIRS`, or its number of terms (bounded by min(|f| |g|, the number of
+monomials of that degree)) :data:`MAX_TERMS`.  ADM's invariants have degree <= ~10 and
+at most tens of thousands of terms; the limits leave room above that.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from fractions import Fraction
 
 import sympy
+from sympy.polys.domains import QQ
+from sympy.polys.rings import ring
 
 from kernels.errors import BadInput
+from kernels.expressions import Grammar, Parser, check_exponent
 from lightning_alg.coordinates import CoordinateSystem
 from lightning_alg.labels import Label
 
-_PAIR = r"\(\s*\d+\s*,\s*\d+\s*\)"
-_M2_LABEL = rf"y_\(\s*(?:(?P<m2row>\d+)\s*,\s*)?(?P<m2pairs>{_PAIR}(?:\s*,\s*{_PAIR}){{2}})\s*\)"
-_TEXT_LABEL = rf"y(?:\^\{{\[(?P<txtrow>\d+)\]\}})?_\{{(?P<txtpairs>{_PAIR}(?:\s*,\s*{_PAIR}){{2}})\}}"
-_TOKEN = re.compile(rf"\s*(?:(?P<label>{_M2_LABEL}|{_TEXT_LABEL})|(?P<int>\d+)|(?P<op>[-+*/^()]))")
+#: Largest total degree of a polynomial (and of every product built while reading it).
+MAX_DEGREE = 64
+#: Largest number of terms of the polynomial (and of every partial result).
+MAX_TERMS = 200_000
+#: Largest number of term pairs one product multiplies (|f| |g|), about 2 s of work.
+MAX_PRODUCT_PAIRS = 4_000_000
+#: Longest polynomial text: room for an invariant of ~MAX_TERMS / 4 printed terms.
+MAX_LENGTH = 2_000_000
+
+_INDEX = r"\d{1,9}"
+_PAIR = rf"\(\s*{_INDEX}\s*,\s*{_INDEX}\s*\)"
+_M2_LABEL = rf"y_\(\s*(?:(?P<m2row>{_INDEX})\s*,\s*)?(?P<m2pairs>{_PAIR}(?:\s*,\s*{_PAIR}){{2}})\s*\)"
+_TEXT_LABEL = rf"y(?:\^\{{\[(?P<txtrow>{_INDEX})\]\}})?_\{{(?P<txtpairs>{_PAIR}(?:\s*,\s*{_PAIR}){{2}})\}}"
+
+GRAMMAR = Grammar(what="polynomial", decimals=False, names=False, star_star=False,
+                  juxtaposition=True, integer_exponents=True,
+                  atom=re.compile(f"{_M2_LABEL}|{_TEXT_LABEL}"), max_length=MAX_LENGTH)
 
 
-def _tokens(source: str):
-    pos = 0
-    out = []
-    while pos < len(source):
-        if source[pos:].strip() == "":
-            break
-        match = _TOKEN.match(source, pos)
-        if not match:
-            snippet = source[pos:].strip()[:20]
-            raise BadInput(f"syntax error at column {pos + 1}: cannot read {snippet!r}")
-        start = match.start() + len(match.group(0)) - len(match.group(0).lstrip())
-        out.append((match, start + 1))
-        pos = match.end()
-    return out
+def _label(match: re.Match, coords: CoordinateSystem) -> Label:
+    row_text = match.group("m2row") or match.group("txtrow")
+    pairs_text = match.group("m2pairs") or match.group("txtpairs")
+    pairs = [tuple(int(v) for v in p) for p in re.findall(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)", pairs_text)]
+    if row_text is None and coords.all_outputs and coords.dprime > 1:
+        raise BadInput(f"label {match.group(0)} needs its output row: y_(i,(..),(..),(..))")
+    row = int(row_text) if row_text is not None else coords.row
+    return Label.from_pairs(pairs, row)
 
 
-class _Parser:
-    def __init__(self, source: str, coords: CoordinateSystem):
-        self.source = source
-        self.coords = coords
-        self.tokens = _tokens(source)
-        self.pos = 0
+class _RingAlgebra:
+    """The values of the parser: elements of QQ[the labels of the text], every product's
+    size checked before it is computed (module docstring)."""
 
-    def peek_op(self):
-        if self.pos < len(self.tokens):
-            return self.tokens[self.pos][0].group("op")
-        return None
+    def __init__(self, tokens, coords: CoordinateSystem):
+        symbols = {token.column: coords.symbol(_label(token.value, coords))
+                   for token in tokens if token.kind == "atom"}
+        distinct = list(dict.fromkeys(symbols.values())) or [sympy.Dummy("constant")]
+        self.ring, *gens = ring(distinct, QQ)
+        generator = dict(zip(distinct, gens))
+        self.by_column = {column: generator[symbol] for column, symbol in symbols.items()}
 
-    def column(self) -> int:
-        return self.tokens[self.pos][1] if self.pos < len(self.tokens) else len(self.source) + 1
+    def number(self, value: Fraction):
+        return self.ring(QQ(value.numerator, value.denominator))
 
-    def fail(self, what: str):
-        raise BadInput(f"syntax error at column {self.column()}: {what}")
+    def atom(self, token):
+        return self.by_column[token.column]
 
-    def parse(self) -> sympy.Expr:
-        if not self.tokens:
-            raise BadInput("empty polynomial")
-        expr = self.expr()
-        if self.pos != len(self.tokens):
-            self.fail("unexpected token")
-        return sympy.expand(expr)
+    def add(self, f, g):
+        return self._checked(f + g)
 
-    def expr(self):
-        value = self.term()
-        while self.peek_op() in ("+", "-"):
-            op = self.peek_op()
-            self.pos += 1
-            rhs = self.term()
-            value = value + rhs if op == "+" else value - rhs
-        return value
+    def subtract(self, f, g):
+        return self._checked(f - g)
 
-    def starts_atom(self) -> bool:
-        if self.pos >= len(self.tokens):
-            return False
-        match = self.tokens[self.pos][0]
-        return match.group("op") == "(" or match.group("op") is None
+    def negate(self, f):
+        return -f
 
-    def term(self):
-        value = self.factor()
-        while self.peek_op() in ("*", "/") or self.starts_atom():
-            op = self.peek_op() or "*"
-            if self.peek_op():
-                self.pos += 1
-            column = self.column()
-            rhs = self.factor()
-            if op == "*":
-                value = value * rhs
-            else:
-                if rhs.free_symbols or rhs == 0:
-                    raise BadInput(f"syntax error at column {column}: "
-                                   "division only by a nonzero constant")
-                value = value / rhs
-        return value
+    def multiply(self, f, g):
+        degree = _degree(f) + _degree(g)
+        if degree > MAX_DEGREE:
+            raise BadInput(f"the polynomial reaches total degree {degree}; the limit is {MAX_DEGREE}")
+        pairs = len(f) * len(g)
+        if pairs > MAX_PRODUCT_PAIRS:
+            raise BadInput(f"a product of {len(f):,} by {len(g):,} terms; the limit is "
+                           f"{MAX_PRODUCT_PAIRS:,} term pairs")
+        bound = min(pairs, math.comb(self.ring.ngens + degree, degree))
+        if bound > MAX_TERMS:
+            raise BadInput(f"a product may have {bound:,} terms; the limit is {MAX_TERMS:,}")
+        return self._checked(f * g)
 
-    def factor(self):
-        op = self.peek_op()
-        if op in ("+", "-"):
-            self.pos += 1
-            inner = self.factor()
-            return -inner if op == "-" else inner
-        base = self.atom()
-        if self.peek_op() == "^":
-            self.pos += 1
-            if self.pos >= len(self.tokens) or self.tokens[self.pos][0].group("int") is None:
-                self.fail("'^' needs a non-negative integer exponent")
-            exponent = int(self.tokens[self.pos][0].group("int"))
-            self.pos += 1
-            base = base ** exponent
-        return base
+    def divide(self, f, g, column: int):
+        if not g.is_ground or not g:
+            raise BadInput(f"syntax error at column {column}: division only by a nonzero constant")
+        return f.quo_ground(g.LC)
 
-    def atom(self):
-        if self.pos >= len(self.tokens):
-            self.fail("unexpected end of input")
-        match, _ = self.tokens[self.pos]
-        if match.group("op") == "(":
-            self.pos += 1
-            inner = self.expr()
-            if self.peek_op() != ")":
-                self.fail("missing ')'")
-            self.pos += 1
-            return inner
-        if match.group("int") is not None:
-            self.pos += 1
-            return sympy.Integer(match.group("int"))
-        if match.group("label") is not None:
-            self.pos += 1
-            return self.coords.symbol(self.label(match))
-        self.fail(f"unexpected {match.group('op')!r}")
+    def power(self, base, exponent, column: int):
+        """base^k by repeated squaring, each product checked by :meth:`multiply`."""
+        k = int(exponent.LC)
+        check_exponent(Fraction(k), column)
+        result, square = self.ring.one, base
+        while k:
+            if k & 1:
+                result = self.multiply(result, square)
+            k >>= 1
+            if k:
+                square = self.multiply(square, square)
+        return result
 
-    def label(self, match) -> Label:
-        row_text = match.group("m2row") or match.group("txtrow")
-        pairs_text = match.group("m2pairs") or match.group("txtpairs")
-        pairs = [tuple(int(v) for v in p) for p in re.findall(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)", pairs_text)]
-        if row_text is None and self.coords.all_outputs and self.coords.dprime > 1:
-            raise BadInput(f"label {match.group('label')} needs its output row: y_(i,(..),(..),(..))")
-        row = int(row_text) if row_text is not None else self.coords.row
-        return Label.from_pairs(pairs, row)
+    def _checked(self, f):
+        if len(f) > MAX_TERMS:
+            raise BadInput(f"the polynomial has more than {MAX_TERMS:,} terms; the limit is "
+                           f"{MAX_TERMS:,}")
+        return f
+
+
+def _degree(f) -> int:
+    return max((sum(monomial) for monomial in f.itermonoms()), default=0)
 
 
 def parse_polynomial(source: str, coords: CoordinateSystem) -> sympy.Expr:
-    """Parse a Macaulay2-syntax polynomial in the coordinates of ``coords``."""
-    return _Parser(source, coords).parse()
+    """Parse a Macaulay2-syntax polynomial in the coordinates of ``coords``, expanded.
+
+    Exponents are at most :data:`~kernels.expressions.MAX_EXPONENT`; the sizes of the
+    module docstring bound the work before it is done."""
+    parser = Parser(source, GRAMMAR, None)
+    parser.algebra = _RingAlgebra(parser.tokens, coords)
+    return parser.parse().as_expr()

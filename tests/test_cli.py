@@ -121,3 +121,15 @@ def test_help_and_version(run_cli):
     assert run_cli("--help")[0] == 0
     code, out, _ = run_cli("--version")
     assert code == 0 and "0.1.0" in out
+
+
+def test_verify_poly_bounds_its_work(run_cli):
+    """Issue 29: a huge exponent is refused at once; a symbolic check that would multiply
+    out too many terms is refused, and auto evaluates exactly instead."""
+    code, out, err = run_cli("verify-poly", "y_((1,1),(1,1),(1,1))^999999999 - 1", "--d", 2, "--t", 2)
+    assert code == 2 and err.startswith("attngeom: error: the exponent 999999999")
+    big = "(y_((1,1),(2,1),(2,1)) + y_((1,2),(2,2),(2,1)) + y_((1,2),(2,2),(1,1)))^20"
+    code, out, err = run_cli("verify-poly", big, "--d", 2, "--t", 2, "--method", "symbolic")
+    assert code == 2 and "use --method exact" in err and len(err.splitlines()) == 1
+    code, out, err = run_cli("verify-poly", big, "--d", 2, "--t", 2, "--json")
+    assert code == 1 and '"method": "exact"' in out

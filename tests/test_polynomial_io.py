@@ -1,5 +1,7 @@
 """Reading Macaulay2-syntax polynomials in the coefficient coordinates."""
 
+import re
+
 import pytest
 import sympy
 
@@ -59,3 +61,25 @@ def test_errors_are_one_clear_line(text, message):
     with pytest.raises(BadInput, match=message) as err:
         parse_polynomial(text, COORDS)
     assert "\n" not in str(err.value)
+
+
+Y = "y_((1,1),(1,1),(1,1))"
+SUM = "(y_((1,1),(1,1),(1,1)) + y_((1,2),(1,2),(1,1)) + y_((2,2),(2,2),(1,1)) + 1)"
+
+
+@pytest.mark.parametrize("text,message", [
+    (f"{Y}^999999999 - 1", "exponent 999999999 at column 23 is beyond"),
+    (f"(({Y}^8)^8)^8", "total degree 128; the limit is 64"),
+    (f"{SUM}^40 * {SUM}^20", "the limit is 4,000,000 term pairs"),
+    ("(" * 60 + Y + ")" * 60, "nesting deeper than 50"),
+    (f"{Y} \uff0b 1", "non-ASCII character '\\uff0b' at column 23"),
+    ("9" * 101, "the limit is 100"),
+])
+def test_work_is_bounded_before_it_is_done(text, message):
+    with pytest.raises(BadInput, match=re.escape(message)):
+        parse_polynomial(text, COORDS)
+
+
+def test_a_power_within_the_limits_expands_exactly():
+    y1 = sym((1, 1), (1, 1), (1, 1))
+    assert parse_polynomial(f"({Y} - 1)^64", COORDS) == sympy.expand((y1 - 1) ** 64)

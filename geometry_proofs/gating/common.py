@@ -14,6 +14,7 @@ from geometry_proofs.ops import SymbolicOps
 from geometry_proofs.riemann import Immersion, coordinates, vanishes_identically
 from kernels.claim import CheckContext, Param
 from kernels.errors import BadInput
+from kernels.expressions import MAX_TEXT_LENGTH, parse_rational
 from kernels.sampling import Sampler
 from kernels.verdict import Verdict, proved, refuted
 
@@ -76,7 +77,7 @@ def symbolic_vector(function, dim: int = 2) -> tuple[list, tuple]:
 def zero_differences(left, right) -> list[int]:
     """Indices where left - right is not identically 0 (exact, trig-aware; a nonzero value
     at a point when no canonical form exists)."""
-    pairs = [sympy.sympify(a - b) for a, b in zip(left, right)]
+    pairs = [sympy.sympify(a - b, strict=True) for a, b in zip(left, right)]
     symbols = sorted(set().union(*(p.free_symbols for p in pairs)), key=str)
     return [i for i, diff in enumerate(pairs) if not vanishes_identically(diff, symbols)]
 
@@ -93,10 +94,10 @@ def named_checks_verdict(checks: dict[str, bool], evidence: dict, summary: str,
 
 
 def parse_amplitudes(text: str, layers: int) -> list[Fraction]:
-    try:
-        values = [Fraction(part.strip()) for part in str(text).split(",") if part.strip()]
-    except (ValueError, ZeroDivisionError):
-        raise BadInput(f"--amplitudes must be rationals such as 1,1/2,3/4; got {text!r}") from None
+    if len(str(text)) > MAX_TEXT_LENGTH:
+        raise BadInput(f"--amplitudes has {len(str(text)):,} characters; the limit is "
+                       f"{MAX_TEXT_LENGTH:,}")
+    values = [parse_rational(part, "--amplitudes") for part in str(text).split(",") if part.strip()]
     if len(values) == 1:
         values = values * layers
     if len(values) != layers:

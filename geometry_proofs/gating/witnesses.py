@@ -25,6 +25,7 @@ from geometry_proofs.riemann import Immersion
 from kernels.backend import get_backend
 from kernels.claim import CheckContext
 from kernels.errors import BadInput, NotApplicable
+from kernels.expressions import parse_rational
 from kernels.sampling import Sampler
 
 WITNESSES = ("sphere", "normal-form")
@@ -34,10 +35,8 @@ OPTIONS = {"sphere": ("ambient", "values", "gate_strength"),
 
 
 def _gate_strength(text) -> Fraction:
-    try:
-        return Fraction(str(text))
-    except (ValueError, ZeroDivisionError):
-        raise BadInput(f"--gate-strength must be a number such as 1, 0.5 or 1/2; got {text!r}") from None
+    """--gate-strength as an exact rational (1, 0.5, 1/2; kernels.expressions.parse_rational)."""
+    return parse_rational(text, "--gate-strength")
 
 
 def _resolve(claim, raw: dict) -> dict:

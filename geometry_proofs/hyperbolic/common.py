@@ -5,7 +5,6 @@ claim base class and seeded point samplers (``show`` rendering and the residual 
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -14,6 +13,7 @@ from geometry_proofs.claim_support import LimitedClaim, format_value
 from geometry_proofs.hyperbolic import poincare
 from kernels.claim import Param
 from kernels.errors import BadInput
+from kernels.expressions import MAX_TEXT_LENGTH, parse_rational
 
 CURVATURE = Param("curvature", "curvature parameter c > 0 of the Poincare ball B_c^d (sectional "
                   "curvature -c; RGT), a number or a rational such as 1/2", default="1", kind="str")
@@ -27,11 +27,9 @@ TOKENS = Param("tokens", "sequence length N (RGT attention)", default=64)
 
 
 def parse_real(text: Any, name: str, positive: bool = True) -> float:
-    """A float from '0.5', '1/2', '1e-3' (BadInput otherwise; > 0 when ``positive``)."""
-    try:
-        value = float(Fraction(str(text).strip()))
-    except (ValueError, ZeroDivisionError):
-        raise BadInput(f"--{name} must be a number such as 0.5 or 1/2; got {text!r}") from None
+    """A float from '0.5', '1/2', '1e-3' (:func:`kernels.expressions.parse_rational`;
+    BadInput otherwise; > 0 when ``positive``)."""
+    value = float(parse_rational(text, f"--{name}"))
     if not math.isfinite(value):
         raise BadInput(f"--{name} must be finite; got {text!r}")
     if positive and not value > 0:
@@ -41,10 +39,7 @@ def parse_real(text: Any, name: str, positive: bool = True) -> float:
 
 def parse_curvature(text: Any) -> float:
     """c > 0 (the ball B_c^d has curvature -c): BadInput with one line otherwise."""
-    try:
-        value = float(Fraction(str(text).strip()))
-    except (ValueError, ZeroDivisionError):
-        raise BadInput(f"--curvature must be a number such as 1 or 1/2; got {text!r}") from None
+    value = float(parse_rational(text, "--curvature"))
     return poincare.check_curvature(value)
 
 
@@ -52,10 +47,9 @@ def parse_point(text: str | None, d: int, c: float) -> np.ndarray | None:
     """The --point option as a NumPy vector of the ball (BadInput if outside or wrong size)."""
     if text is None:
         return None
-    try:
-        point = np.array([float(Fraction(p.strip())) for p in str(text).split(",")])
-    except (ValueError, ZeroDivisionError):
-        raise BadInput(f"--point must be a comma list of numbers; got {text!r}") from None
+    if len(str(text)) > MAX_TEXT_LENGTH:
+        raise BadInput(f"--point has {len(str(text)):,} characters; the limit is {MAX_TEXT_LENGTH:,}")
+    point = np.array([float(parse_rational(p, "--point")) for p in str(text).split(",")])
     if point.shape != (d,):
         raise BadInput(f"--point has {point.size} coordinates; the ball has d={d}")
     poincare.check_in_ball(point, c, "--point")

@@ -27,18 +27,59 @@ from kernels.sampling import Sampler
 
 #: Largest tree the parser builds (all-pairs work is quadratic in n).
 MAX_NODES = 200_000
+#: Longest integer of a spec (a seed included).
+MAX_DIGITS = 30
+#: Largest edge-list file read (bytes): MAX_NODES edges of long labels.
+MAX_FILE_BYTES = 20_000_000
 
 SPEC_HELP = "path:N, star:N, balanced:R:DEPTH, random:N[:SEED] or an edge-list file"
 
 
 def _int(text: str, what: str, minimum: int) -> int:
     try:
-        value = int(text)
+        value = int(text) if len(text) <= MAX_DIGITS else None
     except ValueError:
-        raise BadInput(f"{what} must be an integer; got {text!r}") from None
+        value = None
+    if value is None:
+        raise BadInput(f"{what} must be an integer of at most {MAX_DIGITS} digits; "
+                       f"got {_shown(text)}")
     if value < minimum:
         raise BadInput(f"{what} must be at least {minimum}; got {value}")
     return value
+
+
+def _nodes(n: int, spec: str) -> int:
+    """``n``, or BadInput when a tree of ``n`` nodes is beyond MAX_NODES (checked before
+    the tree is built)."""
+    if n > MAX_NODES:
+        raise BadInput(f"tree {_shown(spec)} has {n if n < 10**12 else 'more than 10^12'} "
+                       f"nodes; at most {MAX_NODES}")
+    return n
+
+
+def balanced_size(r: int, depth: int) -> int:
+    """Nodes of the complete r-ary tree of depth ``depth``, counted only up to just past
+    MAX_NODES (so balanced:999999999:999999999 is not a billion-digit power)."""
+    size, level = 0, 1
+    for _ in range(depth + 1):
+        size += level
+        level *= r
+        if size > MAX_NODES:
+            break
+    return size
+
+
+def _is_file(spec: str) -> bool:
+    """Whether ``spec`` names a file; False for names no file system takes (too long,
+    a NUL byte), which Path.is_file raises on."""
+    try:
+        return Path(spec).is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def _shown(spec: str) -> str:
+    return ascii(spec if len(spec) <= 60 else spec[:57] + "...")
 
 
 def _finish(tree: nx.Graph, spec: str, root: int | None = None) -> nx.Graph:
@@ -74,29 +115,26 @@ def parse_tree(spec: str) -> nx.Graph:
     spec = str(spec).strip()
     kind, _, rest = spec.partition(":")
     fields = rest.split(":") if rest else []
-    if kind in ("path", "star", "balanced", "random") and not Path(spec).is_file():
+    if kind in ("path", "star", "balanced", "random") and not _is_file(spec):
         if kind == "path" and len(fields) == 1:
-            return _finish(nx.path_graph(_int(fields[0], "path:N", 1)), spec)
+            n = _nodes(_int(fields[0], "path:N", 1), spec)
+            return _finish(nx.path_graph(n), spec)
         if kind == "star" and len(fields) == 1:
-            n = _int(fields[0], "star:N", 1)
+            n = _nodes(_int(fields[0], "star:N", 1), spec)
             return _finish(nx.star_graph(n - 1), spec, root=0)
         if kind == "balanced" and len(fields) == 2:
             r = _int(fields[0], "balanced:R:DEPTH's R", 1)
             depth = _int(fields[1], "balanced:R:DEPTH's DEPTH", 0)
-            size = depth + 1 if r == 1 else (r ** (depth + 1) - 1) // (r - 1)
-            if size > MAX_NODES:
-                raise BadInput(f"tree {spec!r} has {size} nodes; at most {MAX_NODES}")
+            _nodes(balanced_size(r, depth), spec)
             return _finish(nx.balanced_tree(r, depth), spec, root=0)
         if kind == "random" and len(fields) in (1, 2):
-            n = _int(fields[0], "random:N", 1)
-            if n > MAX_NODES:
-                raise BadInput(f"tree {spec!r} has {n} nodes; at most {MAX_NODES}")
+            n = _nodes(_int(fields[0], "random:N", 1), spec)
             seed = _int(fields[1], "random:N:SEED's SEED", 0) if len(fields) == 2 else 0
             return _finish(random_tree(n, seed), spec)
-        raise BadInput(f"bad tree spec {spec!r}; expected {SPEC_HELP}")
-    if Path(spec).is_file():
+        raise BadInput(f"bad tree spec {_shown(spec)}; expected {SPEC_HELP}")
+    if _is_file(spec):
         return read_edge_list(spec)
-    raise BadInput(f"unknown tree {spec!r}: not a file and not one of {SPEC_HELP}")
+    raise BadInput(f"unknown tree {_shown(spec)}: not a file and not one of {SPEC_HELP}")
 
 
 def read_edge_list(path: str | Path) -> nx.Graph:
@@ -104,6 +142,10 @@ def read_edge_list(path: str | Path) -> nx.Graph:
     labels are kept in the node attribute ``label``.  BadInput when it is not a tree."""
     edges = []
     try:
+        size = Path(path).stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise BadInput(f"edge list {str(path)!r} has {size:,} bytes; the limit is "
+                           f"{MAX_FILE_BYTES:,}")
         lines = Path(path).read_text().splitlines()
     except (OSError, UnicodeDecodeError) as error:
         raise BadInput(f"cannot read edge list {str(path)!r}: {error}") from None

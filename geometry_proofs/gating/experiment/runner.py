@@ -65,6 +65,8 @@ def parse_seeds(text: str) -> tuple[int, ...]:
                 low, high = (int(x) for x in part.split("-", 1))
                 if high < low:
                     raise ValueError
+                if high - low >= 100:
+                    raise BadInput(f"--seeds {part} names {high - low + 1} seeds; at most 100")
                 seeds.update(range(low, high + 1))
             elif part:
                 seeds.add(int(part))
