@@ -144,6 +144,7 @@ def validate_certificate(cert: dict[str, Any], registry: ClaimRegistry
         context = validate_context(CheckContext(seed=cert["seed"], samples=cert["samples"],
                                                 backend=cert["backend"], device=cert["device"]))
         resolved = claim.resolve(dict(params))
+        claim.hypothesis_violation(dict(resolved))    # parses what the hypotheses read
     except BadInput as error:
         raise InvalidCertificate(f"invalid: {error}") from None
     return claim, resolved, context
