@@ -256,7 +256,9 @@ def max_entries(backend: Backend | None = None) -> int:
     return MAX_ENTRIES if not memory else max(MAX_ENTRIES, memory // (8 * DEVICE_SHARE))
 
 
-def _check_size(rows: int, n_params: int, backend: Backend | None = None) -> None:
+def check_size(rows: int, n_params: int, backend: Backend | None = None) -> None:
+    """BadInput (one line) when a rows x n_params Jacobian would exceed :func:`max_entries`;
+    callers that know the size in advance check it before any work."""
     limit = max_entries(backend)
     if rows * n_params > limit:
         raise BadInput(f"the Jacobian would have about {rows:,} x {n_params:,} entries (limit "
@@ -296,7 +298,7 @@ def _dual_jacobian(func: Func, weights, inputs, field, backend: Backend) -> np.n
         directions = range(start, min(start + chunk, n_params))
         out = func(parameter_duals(weights, field, directions), X, backend)
         outs = out if isinstance(out, (list, tuple)) else [out]
-        _check_size(sum(o.value.size for o in outs), n_params)
+        check_size(sum(o.value.size for o in outs), n_params)
         columns.append(np.concatenate(
             [np.zeros((o.value.size, len(directions)), dtype=o.value.dtype) if o.tangent is None
              else o.tangent.reshape(len(directions), -1).T for o in outs], axis=0))
@@ -335,7 +337,7 @@ def jacobian_float(func: Func, weights: Sequence[np.ndarray], inputs: np.ndarray
         return _dual_jacobian(func, weights, inputs, FloatField, DUAL_BACKEND)
     # rows estimated from the input size (outputs have d_l x t entries per sample)
     n_params = sum(w.size for w in weights)
-    _check_size(inputs.size, n_params, backend)
+    check_size(inputs.size, n_params, backend)
     shapes = [w.shape for w in weights]
     sizes = [w.size for w in weights]
     flat = backend.asarray(np.concatenate([w.ravel() for w in weights]))

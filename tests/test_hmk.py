@@ -394,3 +394,15 @@ def test_cli_figure3_writes_the_png(run_cli, tmp_path):
 def test_figure3_is_right_at_other_seeds(seed):
     from lightning_alg.hmk.figure3 import figure3_rows, rows_are_right
     assert rows_are_right(figure3_rows(CheckContext(seed=seed)))
+
+
+@pytest.mark.parametrize("args", [
+    ("verify", "dimension-single-layer", "--d", "500", "--a", "500", "--t", "500"),
+    ("verify", "dimension-deep", "--d", "200,200,200", "--a", "2,2", "--t", "3"),
+    ("verify", "softmax-dimension", "--d", "300", "--a", "300", "--t", "3"),
+])
+def test_jacobians_that_would_not_fit_are_refused_before_any_work(run_cli, args):
+    """Issue 29, bounded work: the size is known before sampling (it used to hang in the
+    symmetry tangents of a 750,000-parameter network)."""
+    code, _, err = run_cli(*args)
+    assert code == 2 and err.count("\n") == 1 and "the Jacobian would have about" in err

@@ -40,7 +40,8 @@ import numpy as np
 
 from kernels.backend import get_backend
 from kernels.errors import BadInput
-from kernels.jacobian import NumericalRank, jacobian_float, jacobian_mod_p, numerical_rank
+from kernels.jacobian import (NumericalRank, check_size, jacobian_float, jacobian_mod_p,
+                              numerical_rank)
 from kernels.primefield import matmul_mod_p, rank_mod_p, rank_reaches_mod_p
 from kernels.sampling import DEFAULT_PRIME, Sampler
 from lightning_alg.hmk.fibres import symmetry_tangents
@@ -357,6 +358,8 @@ def measure_exact(arch: Architecture, sampler: Sampler, samples: int | None = No
     if arch.softmax:
         raise BadInput("softmax attention is not polynomial: no exact Jacobian over F_p; "
                        "use --method numeric")
+    # the first attempt's Jacobian, refused before any work when it would not fit
+    check_size((samples or initial_inputs(arch)) * arch.d[-1] * arch.t, arch.parameters)
     weights = sample_weights(arch, sampler.spawn(1), prime)
     tangents = symmetry_tangents(weights, lambda x: (-x) % prime, rescaling=True)
     sym_rank = None if tangents is None else rank_mod_p(tangents, prime)
@@ -388,8 +391,9 @@ def measure_numeric(arch: Architecture, sampler: Sampler, samples: int | None = 
                     backend: str = "numpy", device: str = "cpu") -> RankMeasurement:
     """float64 Jacobian rank by SVD at N inputs (default HMK's N = 250)."""
     be = get_backend(backend, device)
-    weights = sample_weights(arch, sampler.spawn(1), None)
     count = samples or HMK_SOFTMAX_SAMPLES
+    check_size(count * arch.d[-1] * arch.t, arch.parameters, be)
+    weights = sample_weights(arch, sampler.spawn(1), None)
     X = _inputs(arch, sampler.spawn(2), count, None)
     J = jacobian_float(network_function(arch), weights, X, be)
     rank = numerical_rank(J, be)
