@@ -209,8 +209,12 @@ class DepthAmplificationClaim(GECClaim):
             return violation
         amplitudes, psi, _ = _normal_form_inputs(params)
         grid = np.linspace(-0.5, 0.5, 41)
-        values = sympy.lambdify((U_SYMBOL, V_SYMBOL), psi, "numpy")(*np.meshgrid(grid, grid))
+        with np.errstate(all="ignore"):        # overflow becomes inf / nan, named below
+            values = sympy.lambdify((U_SYMBOL, V_SYMBOL), psi, "numpy")(*np.meshgrid(grid, grid))
         values = np.broadcast_to(np.asarray(values, dtype=float), (41, 41))
+        if not np.isfinite(values).all():
+            return (f"Lemma 3.11 needs 0 < a_l psi < 1 on U = [-1/2, 1/2]^2; psi = {psi} is not "
+                    f"a finite float64 number on U")
         for a in set(amplitudes):
             scaled = float(a) * values
             if not (scaled.min() > 0 and scaled.max() < 1):
