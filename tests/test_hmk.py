@@ -406,3 +406,16 @@ def test_jacobians_that_would_not_fit_are_refused_before_any_work(run_cli, args)
     symmetry tangents of a 750,000-parameter network)."""
     code, _, err = run_cli(*args)
     assert code == 2 and err.count("\n") == 1 and "the Jacobian would have about" in err
+
+
+def test_a_formula_one_too_small_never_passes_on_an_uncertified_rank(monkeypatch, run_cli):
+    """Issue 27 (the hole): eq (7) lowered by one (- a^2 - 2) used to be 'verified' at
+    --samples 5, where the rank (10) is below the symmetry bound and not ample: a lower
+    bound only.  Now inconclusive there, and refuted where the rank is certified."""
+    true = hmk.single_layer_dimension
+    monkeypatch.setattr(hmk, "single_layer_dimension", lambda d, dp, a: true(d, dp, a) - 1)
+    args = ("verify", "dimension-single-layer", "--d", "3", "--dprime", "1", "--t", "2", "--a", "3")
+    code, out, err = run_cli(*args, "--samples", "5")
+    assert code == 2 and "inconclusive" in err and "lower bound" in err
+    code, out, _ = run_cli(*args)
+    assert code == 1 and out.startswith("refuted")

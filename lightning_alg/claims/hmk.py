@@ -39,10 +39,15 @@ def _dimension_verdict(name: str, formula: int, m, arch: Architecture, seed: int
     problems = list(other_problems)
     if m.method == "numeric":
         m.numerical.require_clear(f"{name} at {arch.describe()}")
-    if m.rank < formula and not m.certified and not m.ample:
-        raise BadInput(f"inconclusive: rank {m.rank} at {m.samples} inputs is below the formula "
-                       f"({formula}) and the symmetry bound ({m.upper_bound}); the sample may be "
-                       "too small: take more --samples (or none: exact ranks adapt)")
+    # the measured rank is a lower bound on the dimension; it is the dimension only when it
+    # meets the symmetry bound (certified) or stopped growing (ample).  Otherwise a formula
+    # at or above it is neither shown nor refuted: a formula too small would pass.
+    if m.rank <= formula and not m.certified and not m.ample:
+        relation = "below" if m.rank < formula else "equal to"
+        raise BadInput(f"inconclusive: rank {m.rank} at {m.samples} inputs ({relation} the "
+                       f"formula, {formula}) is only a lower bound: it is below the symmetry "
+                       f"bound ({m.upper_bound}) and not ample; take more --samples (or none: "
+                       "exact ranks adapt)")
     if m.rank != formula:
         if m.rank > formula:
             how = "the measured rank is a lower bound, so the formula is too small"
