@@ -25,7 +25,7 @@ from tests.test_fuzz_inputs import CANARY, HOSTILE, run_case, workdir  # noqa: F
 REPO = Path(__file__).resolve().parent.parent
 
 #: Committed certificates of cheap claims (under 0.1 s each when re-run).
-BASES = ["depth-amplification__layers4.json", "poincare-clipping__curvature1_4__d16.json",
+BASES = ["depth-amplification__amplitudes1,1_2,1_4,3_4__layers4.json", "poincare-clipping__curvature1_4__d16.json",
          "tree-sala-comparison__eps0.1__treestar_16.json",
          "linear__a2__d2__t2.json"]
 

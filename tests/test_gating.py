@@ -7,9 +7,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+import sympy
 
 from geometry_proofs.gating import attention, depth, flatness, gates
 from geometry_proofs.claims import REGISTRY
+from kernels.certificates import split_example
 from kernels.claim import CheckContext
 
 CLAIM_IDS = ("ungated-flat", "curvature-lower-bound", "gating-second-derivative", "gated-sphere",
@@ -214,6 +216,22 @@ def test_depth_amplification_mutation_doubled_residual(monkeypatch):
                         lambda self, h, a, ops: 2 * original(self, h, a, ops) - h)
     assert status("depth-amplification", layers=3) == "refuted"
     assert status("depth-amplification", method="numeric", layers=3) == "refuted"
+
+
+def test_depth_amplification_examples_see_A_L_replaced_by_L(monkeypatch):
+    """Issue 27 (teeth): with unit amplitudes A_L = L, so K(0) = L^2 det passes in place of
+    A_L^2 det; the claim's certified examples use unequal amplitudes and must refute it."""
+    claim = REGISTRY.get("depth-amplification")
+
+    def with_L(self, params, layers=None):
+        amplitudes, _, facts = depth._normal_form_inputs(params)
+        return sympy.Rational(len(amplitudes[:layers])) ** 2 * facts["det"]
+    monkeypatch.setattr(depth.DepthAmplificationClaim, "expected_curvature", with_L)
+    for example in claim.examples:
+        params, method, samples = split_example(example)
+        verdict = claim.verify(params, method, CheckContext(samples=samples))
+        assert verdict.status.value == "refuted", example
+    assert claim.verify({"layers": 4}).status.value == "proved"   # unit amplitudes are blind
 
 
 # -- vector-graph-curvature (Thm 3.15, Remark 3.16, Cor 3.17) --------------------------------

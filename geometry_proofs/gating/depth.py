@@ -197,7 +197,10 @@ class DepthAmplificationClaim(GECClaim):
               Param("ambient", "width D >= 4 of the residual stream (GEC A.1.7)", default=4))
     methods = ("symbolic", "numeric")
     limits = {"layers": 256, "ambient": 1024}
-    examples = ({"layers": 4}, {"layers": 16, "method": "numeric"})
+    #: unequal amplitudes, so that A_L = sum a_l is not L (with unit amplitudes a formula
+    #: with L in place of A_L would pass)
+    examples = ({"layers": 4, "amplitudes": "1,1/2,1/4,3/4"},
+                {"layers": 16, "amplitudes": ",".join(["1,1/2,1/4,3/4"] * 4), "method": "numeric"})
 
     def validate(self, params):
         super().validate(params)
