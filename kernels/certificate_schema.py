@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from kernels.claim import METHODS, CheckContext, Claim, ClaimRegistry, validate_context
@@ -147,7 +148,21 @@ def validate_certificate(cert: dict[str, Any], registry: ClaimRegistry
         claim.hypothesis_violation(dict(resolved))    # parses what the hypotheses read
     except BadInput as error:
         raise InvalidCertificate(f"invalid: {error}") from None
+    for name, value in params.items():
+        if isinstance(value, str) and value.strip() and _names_a_file(value):
+            raise InvalidCertificate(f"invalid: params.{name} names a file on this machine; a "
+                                     f"certificate is self-contained")
+    refusal = claim.certificate_violation(dict(resolved))
+    if refusal:
+        raise InvalidCertificate(f"invalid: {refusal}")
     return claim, resolved, context
+
+
+def _names_a_file(value: str) -> bool:
+    try:
+        return Path(value).exists()
+    except (OSError, ValueError):            # a name too long, a NUL byte
+        return False
 
 
 def _check_verdict(verdict: Any) -> None:

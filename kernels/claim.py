@@ -152,6 +152,14 @@ class Claim:
         """The hypothesis of the source theorem that ``params`` violate, or None."""
         return None
 
+    def certificate_violation(self, params: dict[str, Any]) -> str | None:
+        """Why ``params`` may not come from a certificate (untrusted input), or None.
+
+        A certificate is self-contained and its re-check bounded: a claim whose parameters
+        can read a local file or start a training run says so here (the certificate
+        validator also refuses any text parameter that names an existing file)."""
+        return None
+
     # -- checking ----------------------------------------------------------------------
     def auto_method(self, params: dict[str, Any]) -> str:
         """The cheapest sound method for these parameters (default: the first listed)."""

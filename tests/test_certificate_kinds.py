@@ -158,6 +158,20 @@ def test_invalid_certificates_are_named_and_never_run(gt_certificate, never_run,
     assert reason in result.problems[0], result.problems
 
 
+def test_certificates_name_no_local_file_and_start_no_training(tmp_path, never_run):
+    """A certificate from others cannot read a file of the checking machine or train."""
+    base = json.loads((Path(__file__).parent.parent / "certificates"
+                       / "gec-ablation-ordering.json").read_text())
+    for value, reason in ((str(Path(__file__)), "names a file"),
+                          ("run:0-4:20", "reads the committed results only")):
+        cert = json.loads(json.dumps(base))
+        cert["params"]["results"] = value
+        path = tmp_path / "gec.json"
+        path.write_text(json.dumps(cert))
+        result = check_certificate(path, cli.REGISTRY)
+        assert result.invalid and reason in result.problems[0], result.problems
+
+
 def test_oversized_and_deeply_nested_files_are_refused(tmp_path, never_run):
     big = tmp_path / "big.json"
     big.write_text('{"format": "attngeom-certificate", "pad": "' + "x" * (5 * 2**20) + '"}')

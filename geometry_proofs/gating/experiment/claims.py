@@ -72,6 +72,13 @@ class ExperimentClaim(Claim):
         if text.startswith("run:"):
             reduced_config(text).specs()
 
+    def certificate_violation(self, params):
+        if params["results"]:
+            return ("a certificate of a GEC experiment claim reads the committed results "
+                    f"only (results {params['results'][:40]!r} trains or reads a file: run "
+                    "`attngeom verify` on it instead)")
+        return None
+
     def check_numeric(self, params, context):
         rows, origin = load_rows(params, context)
         measure = params["measure"]
