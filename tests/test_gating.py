@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import sympy
 
+from geometry_proofs import riemann
 from geometry_proofs.gating import attention, depth, flatness, gates
 from geometry_proofs.claims import REGISTRY
 from kernels.certificates import split_example
@@ -54,6 +55,43 @@ def test_ungated_flat_mutation_curved_mean_is_refuted(monkeypatch):
                         + ops.stack([phi[0] * phi[1]] + [0 * phi[0]] * (len(a) - 1)))
     assert status("ungated-flat", k=2, ambient=3) == "refuted"
     assert status("ungated-flat", method="numeric", samples=20, k=2, ambient=3) == "refuted"
+
+
+def _riemann_with(sign_of_products, sign_of_derivatives=1):
+    """R^r_smn of geometry_proofs.riemann with its Gamma Gamma (or d Gamma) terms re-signed."""
+    def upper(self):
+        d, G, x, simplify = self.dim, self._second, self.coords, self.simplify
+        return [[[[simplify(sign_of_derivatives * (sympy.diff(G[r][n][s], x[m])
+                                                   - sympy.diff(G[r][m][s], x[n]))
+                            + sign_of_products * sum(G[r][m][l] * G[l][n][s] - G[r][n][l] * G[l][m][s]
+                                                     for l in range(d)))
+                   for n in range(d)] for m in range(d)] for s in range(d)] for r in range(d)]
+    return property(upper)
+
+
+@pytest.mark.parametrize("products,derivatives", [(-1, 1), (0, 1), (1, 0), (2, 1)])
+def test_ungated_flat_mutated_riemann_formula_is_refuted_at_every_certified_chart(
+        monkeypatch, products, derivatives):
+    # a single shear at k = 2 has constant Christoffel symbols (d Gamma = 0, Gamma Gamma = 0):
+    # a wrong Riemann formula was proved there; the composed shears see every term at k = 2, 3
+    claim = REGISTRY.get("ungated-flat")
+    charts = [e for e in claim.examples if "values" not in e]
+    assert charts[0] == {"k": 2, "ambient": 3} and len(charts) == 2
+    riemann._chain.cache_clear()
+    monkeypatch.setattr(riemann._Chain, "_upper", _riemann_with(products, derivatives))
+    try:
+        for example in charts + [{}]:                     # {} = the defaults
+            params, method, samples = split_example(example)
+            verdict = claim.verify(params, method, CheckContext(samples=samples))
+            assert verdict.status.value == "refuted", example
+    finally:
+        riemann._chain.cache_clear()
+
+
+def test_ungated_flat_reparametrization_has_nonconstant_christoffel_symbols():
+    verdict = verify("ungated-flat", k=2, ambient=3)
+    assert verdict.status.value == "proved"
+    assert verdict.evidence["reparametrized_christoffel_nonconstant"] >= 4
 
 
 @pytest.mark.parametrize("values,expected", [(2, "not-applicable"), (3, "consistent"),

@@ -25,10 +25,17 @@ from kernels.verdict import Verdict, consistent, not_applicable, proved, refuted
 # --------------------------------------------------------------------------------------
 
 def _shear(phi, ops):
-    """A polynomial diffeomorphism with polynomial inverse (Jacobian determinant 1):
-    phi_i -> phi_i + phi_{i+1}^2 (i < k), phi_k -> phi_k."""
+    """A polynomial diffeomorphism with polynomial inverse (Jacobian determinant 1), the
+    composition of two triangular shears: u_i = phi_i + phi_{i+1}^2 (i < k), u_k = phi_k,
+    then psi_1 = u_1, psi_i = u_i + u_{i-1}^2 (i > 1).
+
+    One shear alone is too special a chart: at k = 2 its Christoffel symbols are constant
+    (Gamma^1_22 = 2 only), so every d Gamma and every Gamma Gamma product vanishes and a
+    wrong Riemann formula would still give R = 0.  The composition is not triangular: its
+    Christoffel symbols are non-constant and their products do not vanish, for every k >= 2."""
     k = len(phi)
-    return ops.stack([phi[i] + phi[i + 1] ** 2 for i in range(k - 1)] + [phi[k - 1]])
+    upper = [phi[i] + phi[i + 1] ** 2 for i in range(k - 1)] + [phi[k - 1]]
+    return ops.stack([upper[0]] + [upper[i] + upper[i - 1] ** 2 for i in range(1, k)])
 
 
 class UngatedFlatClaim(GECClaim):
@@ -37,7 +44,7 @@ class UngatedFlatClaim(GECClaim):
     reparametrization psi keeps R(psi^* g) = 0.
 
     ``symbolic``: a and B are D + Dk symbols; the engine finds every d g, every Gamma and
-    every R component zero; the reparametrization (the polynomial shear psi of det 1, at
+    every R component zero; the reparametrization (two polynomial shears psi of det 1, at
     rational seeded B) is expanded exactly.  ``numeric`` without ``--values``: the same on a
     backend (the reparametrized map has a nonzero Hessian, so R = 0 is a cancellation).
 
@@ -107,8 +114,11 @@ class UngatedFlatClaim(GECClaim):
         shear = lambda phi, ops: gates.affine_output(_shear(phi, ops), offset, slope, ops)
         repar = named_immersion("a + B psi(phi)", shear, k)
         repar_metric = repar.metric(sympy.expand)
+        # det psi' = 1 and g constant make det(psi^* g) constant: the inverse metric, the
+        # Christoffel symbols and R are polynomials, and sympy.expand decides zero
         repar_riemann = [x for x in components(metric_to_riemann_lowered(
-            repar_metric, repar.coords, sympy.cancel)) if x != 0]
+            repar_metric, repar.coords, sympy.expand)) if x != 0]
+        repar_gamma = components(metric_to_christoffel_2nd(repar_metric, repar.coords, sympy.expand))
         if generic_zero or repar_riemann:
             return refuted(method="symbolic", summary="an affine mean map gave a nonzero "
                            "metric derivative, Christoffel symbol or curvature component",
@@ -117,11 +127,14 @@ class UngatedFlatClaim(GECClaim):
         return proved(checked=2 * k ** 3 + 2 * k ** 4, summary=(
             f"mu = a + B phi (generic a in R^{D}, B in R^({D}x{k})): g = B^T B is constant, all "
             f"{2 * k ** 3} Christoffel symbols and {k ** 4} Riemann components vanish; after the "
-            f"reparametrization psi (polynomial shear, det 1) all {k ** 4} components of "
+            f"reparametrization psi (two polynomial shears, det 1) all {k ** 4} components of "
             f"R(psi^* g) expand to 0"),
-            evidence={"metric": str(metric), "reparametrization": "phi_i + phi_(i+1)^2",
+            evidence={"metric": str(metric), "reparametrization": "u_i = phi_i + phi_(i+1)^2, psi_i = u_i + u_(i-1)^2",
                       "reparametrized_metric_entries_nonconstant":
                           sum(1 for e in repar_metric if e.free_symbols),
+                      # non-constant Christoffel symbols: d Gamma and Gamma Gamma both enter R
+                      "reparametrized_christoffel_nonconstant":
+                          sum(1 for x in repar_gamma if x.free_symbols),
                       "B_for_reparametrization": slope.tolist()})
 
     def check_numeric(self, params, context):
