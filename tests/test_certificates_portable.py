@@ -1,11 +1,19 @@
-"""The committed certificates check out under several BLAS configurations (issue 23).
+"""The committed certificates check out under several CPU kernel configurations (issue 23).
 
 A certificate promises the same verdict and the same exact evidence on any machine, with
-any BLAS kernel or thread count.  OpenBLAS picks its kernels by CPU, and
-``OPENBLAS_CORETYPE`` forces a choice, so one machine can play several: each configuration
-below re-checks the whole committed suite in a fresh process (the variable is read when
-numpy loads).  Haswell (AVX2), Sandybridge (AVX) and Prescott (SSE3) run on every x86-64
-CPU that CI uses; a configuration whose instructions this CPU lacks is skipped, by name.
+any BLAS kernel, SIMD instruction set or thread count.  The libraries pick their kernels
+by CPU, and environment variables force a choice, so one machine can play several: each
+configuration below re-checks the whole committed suite in a fresh process (the
+variables are read when the libraries load):
+
+* ``OPENBLAS_CORETYPE``: OpenBLAS's kernels (numpy's and scipy's BLAS / LAPACK);
+* ``NPY_DISABLE_CPU_FEATURES``: numpy's own SIMD loops (exp, log, sum, ...), which differ
+  between x86-64-v2, v3 (AVX2) and v4 (AVX-512) machines;
+* ``ATEN_CPU_CAPABILITY``: torch's CPU kernels.
+
+Haswell (AVX2, no AVX-512), Sandybridge (AVX, no AVX2) and Prescott (SSE3) run on every
+x86-64 CPU that CI uses; a configuration whose instructions this CPU lacks is skipped, by
+name.
 """
 
 from __future__ import annotations
@@ -21,13 +29,17 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
-#: (OPENBLAS_CORETYPE, the CPU flag it needs, BLAS threads, worker processes): Sandybridge
-#: runs in one process with two BLAS threads; Haswell and Prescott in two worker processes
-#: with one thread each (workers always start with one: kernels.executor).
+#: (OPENBLAS_CORETYPE, the CPU flag it needs, BLAS threads, worker processes, the other
+#: libraries' kernels): Sandybridge runs in one process with two BLAS threads; Haswell and
+#: Prescott in two worker processes with one thread each (workers always start with one:
+#: kernels.executor).
 CONFIGURATIONS = [
-    ("Haswell", "avx2", 1, 2),
-    ("Sandybridge", "avx", 2, 1),
-    ("Prescott", "pni", 1, 2),                # /proc/cpuinfo calls SSE3 "pni"
+    ("Haswell", "avx2", 1, 2, {"NPY_DISABLE_CPU_FEATURES": "X86_V4",
+                               "ATEN_CPU_CAPABILITY": "avx2"}),
+    ("Sandybridge", "avx", 2, 1, {"NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4",
+                                  "ATEN_CPU_CAPABILITY": "default"}),
+    ("Prescott", "pni", 1, 2, {"NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4",   # SSE3 is "pni"
+                               "ATEN_CPU_CAPABILITY": "default"}),
 ]
 
 
@@ -40,10 +52,10 @@ def _cpu_flags() -> set[str]:
     return set(line.split(":", 1)[-1].split())
 
 
-@pytest.mark.parametrize("coretype,flag,threads,workers", CONFIGURATIONS,
+@pytest.mark.parametrize("coretype,flag,threads,workers,kernels", CONFIGURATIONS,
                          ids=[c[0] for c in CONFIGURATIONS])
-def test_committed_suite_checks_out_under_blas_configuration(coretype, flag, threads, workers,
-                                                            tmp_path):
+def test_committed_suite_checks_out_under_kernel_configuration(coretype, flag, threads, workers,
+                                                              kernels, tmp_path):
     if platform.machine().lower() not in ("x86_64", "amd64"):
         pytest.skip(f"OPENBLAS_CORETYPE={coretype} is an x86-64 kernel")
     flags = _cpu_flags()
@@ -54,7 +66,7 @@ def test_committed_suite_checks_out_under_blas_configuration(coretype, flag, thr
         pytest.skip(f"this machine sets OPENBLAS_CORETYPE={preset} (its OpenBLAS needs it); "
                     f"the suite runs under that kernel only")
     junit = tmp_path / f"{coretype}.xml"
-    env = {**os.environ, "OPENBLAS_CORETYPE": coretype}
+    env = {**os.environ, "OPENBLAS_CORETYPE": coretype, **kernels}
     command = [sys.executable, "-m", "cli", "--threads", str(threads), "check-certificates",
                str(REPO / "certificates"), "--workers", str(workers), "--junit", str(junit)]
     run = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=1200)
