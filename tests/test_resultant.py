@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import sympy
 
+from kernels.certificates import split_example
 from kernels.claim import CheckContext
 from kernels.polyeval import compile_polynomials
 from kernels.primefield import rank_mod_p
@@ -190,6 +191,47 @@ def test_mutation_no_omega_in_slice_quadrics_is_refuted(monkeypatch, method):
     monkeypatch.setattr(res, "omega", lambda p, q: 1)
     v = RESULTANT.verify({"d": 3, "t": 2, "line": "1,1,0:0,1,1"}, method)
     assert v.status is Status.REFUTED
+
+
+def _b_without_its_mirror_term(monkeypatch):
+    """B_s with xi_p zeta_q only (the printed xi_p zeta_q + xi_q zeta_p loses its mirror
+    term): on a coordinate line e_i:e_j (i < j) the two agree, on a generic line they do not."""
+    real = res.restricted_forms
+
+    def wrong(coords, context, xi, zeta):
+        index, coeff = real(coords, context, xi, zeta)
+        d = coords.d
+        for s in range(1, d + 1):
+            for k, (p, q, w, _) in enumerate(res.slice_quadric(coords, context, s)):
+                coeff[d + s - 1, k] = w * xi[p - 1] * zeta[q - 1]
+        return index, coeff
+
+    monkeypatch.setattr(res, "restricted_forms", wrong)
+
+
+def test_mutation_b_restriction_is_refuted_by_every_certified_example(monkeypatch):
+    _b_without_its_mirror_term(monkeypatch)
+    for example in RESULTANT.examples:
+        params, method, samples = split_example(example)
+        v = RESULTANT.verify(params, method, CheckContext(samples=samples))
+        assert v.status is Status.REFUTED, example
+        # the restriction, computed as z^T M_s z, names the wrong form on every line
+        assert _part(v, "restriction")["status"] == "refuted", example
+    # a = 1: the slice quadrics are proportional on the variety, so the resultants of any
+    # s-independent restriction vanish; only the restriction part sees the error
+    v = RESULTANT.verify({"d": 3, "t": 2, "a": 1, "line": claim_module.GENERIC_LINE_3})
+    assert _part(v, "vanishing")["status"] == "proved"
+    assert v.counterexample["form"] == "B_1" and v.counterexample["xi"] == [1, 2, -1]
+    assert (v.counterexample["coefficient"], v.counterexample["restriction"]) == ("2", "4")
+    # the paper's line e1:e2 (the default) cannot see it: there both formulas agree
+    assert RESULTANT.verify({"d": 3, "t": 2, "a": 3}).status is Status.PROVED
+
+
+def test_restriction_part_names_the_line_and_form():
+    v = RESULTANT.verify({"d": 3, "t": 2, "line": claim_module.GENERIC_LINE_3})
+    part = _part(v, "restriction")
+    assert part["status"] == "proved" and (part["lines"], part["forms_per_line"]) == (1, 9)
+    assert _part(RESULTANT.verify({"d": 3, "t": 2, "line": "all"}), "restriction")["lines"] == 15
 
 
 def _negate_one_sylvester_entry(monkeypatch):

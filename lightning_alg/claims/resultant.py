@@ -29,6 +29,10 @@ LINE = Param("line", "the line L = P(span{xi, zeta}) as two integer vectors xi:z
              "(every e_i:e_j); 'random:K' or 'random:K:SEED' (K seeded random lines); "
              "'all' (every line: ADM Example 42, Remark 43)", kind="str")
 
+#: Lines of the certified examples: no entry zero, xi and zeta independent.
+GENERIC_LINE_3 = "1,2,-1:2,-1,3"
+GENERIC_LINE_6 = "1,2,-1,3,1,-2:2,-1,3,1,-2,1"
+
 #: Estimated ring operations of the symbolic check (sum over members of generic terms x
 #: (terms of a form at mu(W))^4) up to which ``auto`` proves, and beyond which it refuses.
 AUTO_SYMBOLIC_COST = 5_000_000
@@ -46,6 +50,8 @@ class ResultantClaim(Claim):
     Checked: every quartic vanishes on mu(W) (symbolic for small cases, F_p, float64; the
     resultants are evaluated from Def 37's determinant, never expanded in y); none is the
     zero polynomial; Prop 39's factorization q_s(mu(W); z) = l(z) m_s(z) coefficientwise;
+    the forms A_s, B_s, C_s on each line against q_s = z^T M_s z restricted independently
+    (:func:`restriction_check`);
     the counts C(d,2) (pairwise) and (C(d+1,2)^2 - 2d^2 + d + C(d,2))/2 (distinct
     coefficients, Res(Q_u, Q_w) being symmetric in u <-> w, which is checked) against the
     generated lists; Example 41's forms and quartic exactly as printed (j = 1, n = 2,
@@ -62,12 +68,18 @@ class ResultantClaim(Claim):
     methods = METHODS
     #: rows of the ``attngeom ideal`` attribution table: the default line, and every line
     attribution_variants = ({}, {"line": lines_mod.ALL})
-    examples = ({"d": 3, "t": 2, "a": 1}, {"d": 3, "t": 2, "a": 2},
-                {"d": 3, "t": 2, "a": 3},                               # ADM Examples 41, 42
+    #: The single-line examples use lines with every entry nonzero (issue 27): on a
+    #: coordinate line e_i:e_j, B_s = omega(i,j) y_ijs is one term and a wrong B_s (a
+    #: missing xi_q zeta_p, a dropped p = q term) restricts to the same forms, so nothing
+    #: could refute it.  ADM Example 41's own line e1:e2 is checked by its part "example41"
+    #: whatever the line (j = 1, n = 2), and every line, e1:e2 included, by ``line all``.
+    examples = ({"d": 3, "t": 2, "a": 1, "line": GENERIC_LINE_3},
+                {"d": 3, "t": 2, "a": 2, "line": GENERIC_LINE_3, "method": "symbolic"},
+                {"d": 3, "t": 2, "a": 3, "line": GENERIC_LINE_3},       # ADM Examples 41, 42
                 {"d": 3, "t": 2, "a": 3, "line": "1,1,0:0,1,1"},
                 {"d": 3, "t": 2, "a": 3, "line": "all"},                # ADM Remark 43
                 {"d": 4, "t": 2, "a": 4, "line": "all", "method": "exact"},
-                {"d": 6, "t": 3, "a": 6, "method": "exact"})
+                {"d": 6, "t": 3, "a": 6, "line": GENERIC_LINE_6, "method": "exact"})
 
     def lowest_member_degree(self, params) -> int:
         """Every member is a quartic (Thm 40): ``attngeom ideal`` skips the family below 4."""
@@ -122,13 +134,18 @@ class ResultantClaim(Claim):
                  "nontrivial": check_nontrivial(family, coords, context),
                  "prop39-identity": check_vanishing(res.CommonFactorIdentity(
                      coords, params["context"]), coords, a, method, context),
+                 "restriction": restriction_check(family),
                  "count": lines_count_check(family, context) if several
                  else count_check(family, context)}
         if several:
             return combine(parts)
-        line = res.parse_line(params.get("line"), coords.d)
-        if coords.col == 1 and params["context"] == 2 and line == res.parse_line(None, coords.d):
-            parts["example41"] = example41_check(coords, family)
+        if coords.col == 1 and params["context"] == 2:
+            # ADM Example 41 is printed for L = span{e1, e2}: checked on that line whatever
+            # the line of the other parts
+            example_line = res.parse_line(None, coords.d)
+            parts["example41"] = example41_check(coords, family if (family.xi, family.zeta)
+                                                 == example_line else
+                                                 res.ResultantQuartics(coords, 2, *example_line))
         if coords.d == 3:
             parts["example42"] = example42_check(family, context)
         return combine(parts)
@@ -382,6 +399,64 @@ def span_rank(family, members, context, prime: int = DEFAULT_PRIME,
     return rank_mod_p(values[:, members], prime)
 
 
+def restriction_check(family) -> Verdict:
+    """The forms the quartics are built from are the restrictions of Def 38's quadrics,
+    computed independently: q_s(y; z) = z^T M_s z with the symmetric matrix M_s of linear
+    forms (M_pp = omega y_pps, M_pq = M_qp = omega y_pqs / 2), so on the line
+    z = lambda_1 xi + lambda_2 zeta
+        A_s = xi^T M_s xi,  B_s = 2 xi^T M_s zeta,  C_s = zeta^T M_s zeta,
+    compared coefficientwise (exact integers, doubled) with the forms of every line.
+
+    The vanishing alone cannot see a wrong restriction at a = 1: there m_s(z) = q_s (k . z)
+    are proportional, so the slice quadrics are, and so is any restriction of them that does
+    not depend on s; their resultants vanish whatever the restriction."""
+    coords, d = family.coords, family.coords.d
+    lines = getattr(family, "parts", [family])
+    xi = np.array([line.xi for line in lines], dtype=np.int64)
+    zeta = np.array([line.zeta for line in lines], dtype=np.int64)
+    for s in range(1, d + 1):
+        terms = res.slice_quadric(coords, family.context, s)
+        column = {coords.index[label]: k for k, (_, _, _, label) in enumerate(terms)}
+        double = np.zeros((d, d, len(terms)), dtype=np.int64)       # 2 M_s
+        for k, (p, q, w, _) in enumerate(terms):
+            double[p - 1, q - 1, k] += w
+            double[q - 1, p - 1, k] += w
+        bilinear = lambda u, v: np.einsum("lp,lq,pqk->lk", u, v, double)
+        expected = {"A": bilinear(xi, xi), "B": 2 * bilinear(xi, zeta), "C": bilinear(zeta, zeta)}
+        for f, x in enumerate("ABC"):
+            # a coordinate outside q_s in a form: a column of its own, where q_s gives 0
+            used = {int(i) for line in lines for i, c in
+                    zip(line.form_index[f * d + s - 1], line.form_coeff[f * d + s - 1]) if c}
+            labels = [label for _, _, _, label in terms]
+            for i in sorted(used - column.keys()):
+                column[i] = len(labels)
+                labels.append(coords.labels[i])
+            built = np.zeros((len(lines), len(labels)), dtype=np.int64)
+            for n, line in enumerate(lines):
+                for i, c in zip(line.form_index[f * d + s - 1], line.form_coeff[f * d + s - 1]):
+                    if c:
+                        built[n, column[int(i)]] += 2 * int(c)
+            wanted = np.zeros_like(built)
+            wanted[:, :len(terms)] = expected[x]
+            wrong = np.argwhere(built != wanted)
+            if len(wrong):
+                n, k = (int(v) for v in wrong[0])
+                label = labels[k].m2(coords.with_row)
+                return refuted(method="symbolic", summary=(
+                    f"{res.DEF38} restricted to L = {lines_mod.line_text(lines[n].xi, lines[n].zeta)}: "
+                    f"{x}_{s} has coefficient {sympy.Rational(int(built[n, k]), 2)} at {label}, "
+                    f"q_{s}(y; lambda_1 xi + lambda_2 zeta) gives "
+                    f"{sympy.Rational(int(wanted[n, k]), 2)}"), counterexample={
+                        "xi": list(lines[n].xi), "zeta": list(lines[n].zeta), "form": f"{x}_{s}",
+                        "coordinate": label,
+                        "coefficient": str(sympy.Rational(int(built[n, k]), 2)),
+                        "restriction": str(sympy.Rational(int(wanted[n, k]), 2))})
+    return proved(checked=3 * d * len(lines), summary=(
+        f"{res.DEF38} restricted: on {len(lines)} line(s) the {3 * d} forms A_s, B_s, C_s equal "
+        "xi^T M_s xi, 2 xi^T M_s zeta, zeta^T M_s zeta (q_s = z^T M_s z), coefficientwise"),
+        evidence={"lines": len(lines), "forms_per_line": 3 * d})
+
+
 def example41_check(coords, family: res.ResultantQuartics) -> Verdict:
     """ADM Example 41: the printed forms (A_s, B_s, C_s) = (a_s, 2 b_s, c_s) and the printed
     quartic Res(q_1^L, q_2^L) agree with the construction (L = span{e1, e2}, j=1, n=2)."""
@@ -402,8 +477,9 @@ def example41_check(coords, family: res.ResultantQuartics) -> Verdict:
     if mismatches:
         return refuted(method="symbolic", summary=f"ADM Example 41: {mismatches[0]['object']} "
                        "differs from the construction", counterexample={"mismatches": mismatches})
-    return proved(checked=3 * d + 1, summary=f"ADM Example 41: the {3 * d} printed forms and "
-                  "the printed quartic Res(q_1^L, q_2^L) agree with the construction",
+    return proved(checked=3 * d + 1, summary=f"ADM Example 41 (L = span{{e1, e2}}): the {3 * d} "
+                  "printed forms and the printed quartic Res(q_1^L, q_2^L) agree with the "
+                  "construction",
                   evidence={"example": "ADM Example 41"})
 
 
