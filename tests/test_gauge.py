@@ -231,3 +231,13 @@ def test_bad_input_is_one_line_and_exit_2(run_cli, args):
     code, out, err = run_cli(*args)
     assert code == 2
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_eq26_witness_is_a_pair_with_a_nonzero_reference():
+    """Issue 27: the degenerate pair k = i (reference gradient 0, relative error against the
+    floor) is not the convincing witness; a pair k != i where both gradients are sizable is."""
+    verdict = REGISTRY.get("gt-grad-sigma-key").verify({"dim": 4})
+    witness = verdict.counterexample
+    assert verdict.status.value == "refuted"
+    assert witness["pair (i, j)"][0] != witness["pair (i, j)"][1]
+    assert np.linalg.norm(witness["reference"]) > 0.1 and witness["error"] > 1

@@ -122,6 +122,7 @@ class GaugeClaim(LimitedClaim):
         worst = worst_row(rows)
         errors = [r["error"] for r in rows]
         if worst["error"] > tolerance or not np.isfinite(worst["error"]):
+            worst = witness_row(rows, tolerance)
             witness = {"seed": context.seed, **{k: _plain(v) for k, v in worst.items()}}
             largest = worst["error"] if not np.isfinite(worst["error"]) else max(errors)
             return refuted(method=method, counterexample=witness, checked=len(rows),
@@ -151,6 +152,30 @@ def worst_row(rows: list[dict]) -> dict:
             return row
     largest = max(row["error"] for row in rows)
     return next(row for row in rows if row["error"] >= largest * (1.0 - WITNESS_TIE))
+
+
+#: A reference whose norm is below this fraction of the largest one counts as zero (the
+#: floor of the relative errors, see :func:`geometry_proofs.gauge.autodiff.relative_error`).
+ZERO_REFERENCE = 1e-3
+
+
+def witness_row(rows: list[dict], tolerance: float) -> dict:
+    """The witness of a failed comparison: the worst failing row whose reference is not
+    zero, when there is one (there the relative error compares two sizable gradients, the
+    convincing case), else the worst row (:func:`worst_row`).  A zero reference (the
+    gradient of K_ii, say) turns the relative error into a ratio to the floor."""
+    scales = [_norm(row.get("reference")) for row in rows]
+    top = max((x for x in scales if x is not None), default=None)
+    telling = [row for row, scale in zip(rows, scales)
+               if not row["error"] <= tolerance and scale is not None and top
+               and scale > ZERO_REFERENCE * top]
+    return worst_row(telling or rows)
+
+
+def _norm(value) -> float | None:
+    if isinstance(value, (np.ndarray, list, tuple, int, float, np.floating)):
+        return float(np.linalg.norm(np.asarray(value, dtype=float)))
+    return None
 
 
 def symbolic_identity(differences: list[sympy.Expr], symbols: list[sympy.Symbol], *, holds: str,
