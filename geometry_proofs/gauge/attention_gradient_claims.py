@@ -266,10 +266,14 @@ class AssembledGradientClaim(GaugeClaim):
                         "printed": value, "reference": reference})
         return out
 
+    #: which printed components the corrected assembly replaces (none: they are exact)
+    corrected_components = ""
+
     def show(self, params, fmt="text", limit=None):
+        base = f"printed{self.corrected_components}" if self.corrected_components else "printed"
         return render_items([("printed", self.printed_text),
-                       ("corrected", "printed + (-1/kappa) sum_{k != i} beta_ki (K_ki - sum_j beta_kj K_kj) "
-                                     "grad_{theta_i} K_ki")], fmt)
+                       ("corrected", f"{base} + (-1/kappa) sum_{{k != i}} beta_ki (K_ki - sum_j "
+                                     "beta_kj K_kj) grad_{theta_i} K_ki")], fmt)
 
 
 def _pair_tables(tokens: int, shape: tuple, entry) -> tuple[np.ndarray, np.ndarray]:
@@ -315,6 +319,8 @@ class AssembledCovarianceGradientClaim(AssembledGradientClaim):
 
     id = "gt-grad-sigma-assembled"
     scalar_variable = "variance"
+    corrected_components = (" with eq 12 in place of eq 24 (the self term) and the corrected "
+                            "eq 26 (gt-grad-sigma-key)")
     source = "GT eqs (20)-(23)"
     statement = "grad_{Sigma_i} F = (20) + (21) + (22) + (23) with eqs (24)-(27)."
     printed_text = ("1/2[Sigma_i^{-1} - Sigma_p^{-1}] + sum_j [(grad beta_ij) K_ij + beta_ij 1/2[(Omega Sigma_j "
