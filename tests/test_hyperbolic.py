@@ -134,6 +134,66 @@ def test_mutation_lorentz(monkeypatch):
     assert verify(by_id("lorentz-ball-isometry"), {}).status.value == "refuted"
 
 
+def _consistent_lambda(monkeypatch, factor, conformal=True, maps=True):
+    """lambda_x replaced by factor(x, c) in conformal_factor and in exp / log (which carry
+    their own lambda): exp'_x(v) = exp_x(r v), log'_x = log_x / r with r = lambda' / lambda,
+    so the three stay mutually consistent and only the metric (eq 8) can tell."""
+    cf, exp, log = poincare.conformal_factor, poincare.exp_map, poincare.log_map
+    ratio = lambda x, c: factor(x, c) / cf(x, c, keepdims=True)
+    if conformal:
+        monkeypatch.setattr(poincare, "conformal_factor",
+                            lambda x, c, keepdims=False: factor(x, c) if keepdims else factor(x, c)[..., 0])
+    if maps:
+        monkeypatch.setattr(poincare, "exp_map", lambda x, v, c: exp(x, ratio(x, c) * v, c))
+        monkeypatch.setattr(poincare, "log_map", lambda x, y, c: log(x, y, c) / ratio(x, c))
+
+
+_LAMBDAS = {"without the 2": lambda x, c: 1.0 / (1.0 - c * (x * x).sum(-1, keepdims=True)),
+            # sqrt(c) lambda: 2 / (1 - c|x|^2) at c = 1, invisible there
+            "times sqrt(c)": lambda x, c: 2.0 * np.sqrt(c) / (1.0 - c * (x * x).sum(-1, keepdims=True))}
+
+
+@pytest.mark.parametrize("mutation", sorted(_LAMBDAS))
+@pytest.mark.parametrize("where", ["all three", "exp and log", "conformal_factor"])
+def test_mutation_exp_log_lambda_is_refuted_by_every_certified_example(monkeypatch, mutation, where):
+    _consistent_lambda(monkeypatch, _LAMBDAS[mutation], conformal=where != "exp and log",
+                       maps=where != "conformal_factor")
+    claim = by_id("exp-log-inverse")
+    for example in list(claim.examples) + [{}]:
+        verdict = verify(claim, example)
+        assert verdict.status.value == "refuted", example
+        if where == "exp and log":    # d(x, exp'_x v) = lambda' |v| against eq (8)'s lambda
+            assert verdict.counterexample["check"] == "distance"
+
+
+def test_exp_log_examples_and_default_use_c_other_than_1():
+    claim = by_id("exp-log-inverse")
+    assert all(ex["curvature"] != "1" for ex in claim.examples)
+    assert claim.resolve({})["curvature"] == "2"
+
+
+def _isometry_without_sqrt_c(monkeypatch, where):
+    real_distance = lorentz.distance
+    mutated = {
+        "from_ball": lambda x, c: np.concatenate(
+            [(1 + c * (x * x).sum(-1, keepdims=True)) / (1 - c * (x * x).sum(-1, keepdims=True)),
+             2 * x / (1 - c * (x * x).sum(-1, keepdims=True))], axis=-1),
+        "to_ball": lambda x, c: x[..., 1:] / (1 + x[..., :1]),
+        "distance": lambda x, y, c: real_distance(x, y, c) * np.sqrt(c)}
+    monkeypatch.setattr(lorentz, where, mutated[where])
+
+
+@pytest.mark.parametrize("where", ["from_ball", "to_ball", "distance"])
+def test_mutation_lorentz_sqrt_c_is_refuted_by_every_certified_example(monkeypatch, where):
+    # at c = 1 (the old first example) every one of these is the true formula
+    _isometry_without_sqrt_c(monkeypatch, where)
+    claim = by_id("lorentz-ball-isometry")
+    for example in list(claim.examples) + [{}]:
+        assert verify(claim, example).status.value == "refuted", example
+    assert all(ex["curvature"] != "1" for ex in claim.examples)
+    assert verify(claim, {"curvature": "1"}).status.value == "consistent"
+
+
 def test_mutation_transport(monkeypatch):
     monkeypatch.setattr(poincare, "parallel_transport", lambda x, y, v, c: poincare.gyration(y, -x, v, c))
     assert verify(by_id("parallel-transport"), {"samples": 1}).status.value == "refuted"
