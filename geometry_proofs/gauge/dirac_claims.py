@@ -190,7 +190,10 @@ class DiracLimitClaim(GaugeClaim):
                                   f"({params['key_norms']} key norms)",
                             fails=f"beta along sigma^2 -> 0, sigma^2 tau = c is not {formula} "
                                   f"({params['key_norms']} key norms); the limit is "
-                                  "softmax_j((mu_i^T Omega_ij mu_j - |mu_j|^2 / 2) / c)",
+                                  "softmax_j((mu_i^T Omega_ij mu_j - |mu_j|^2 / 2) / c), which is "
+                                  "the printed one exactly when the key norms |Omega mu_j| are "
+                                  "equal, as App. D.2 assumes ('approximately cancels due to "
+                                  "high-dimensional concentration or layer normalization')",
                             why="beta from the float64 Gaussian KL; logits ~1e6 / tau at sigma^2 = 1e-6")
 
     def show(self, params, fmt="text", limit=None):
