@@ -18,7 +18,7 @@ from typing import Any
 
 from kernels.claim import METHODS, CheckContext, Claim, ClaimRegistry, validate_context
 from kernels.errors import BadInput
-from kernels.verdict import Status
+from kernels.verdict import Status, Verdict
 
 FORMAT = "attngeom-certificate"
 #: 2: typed evidence (``verdict.kinds``); 1 compared every float to a relative 1e-6.
@@ -28,11 +28,9 @@ FORMAT_VERSION = 2
 CERTIFICATE_FIELDS = ("format", "format_version", "toolkit_version", "claim", "params",
                       "method_requested", "seed", "samples", "backend", "device", "digest",
                       "verdict")
-#: The fields of its ``verdict`` (the verdict contract of ARCHITECTURE.md plus ``summary``,
-#: ``evidence`` and ``kinds``).
-VERDICT_FIELDS = ("claim", "source", "params", "status", "method", "checked",
-                  "failure_probability", "max_residual", "counterexample", "seconds", "backend",
-                  "device", "version", "summary", "evidence", "kinds")
+#: The fields of its ``verdict``: those of :meth:`kernels.verdict.Verdict.to_json` (the
+#: verdict contract of ARCHITECTURE.md plus ``summary``, ``evidence`` and ``kinds``).
+VERDICT_FIELDS = tuple(Verdict(Status.PROVED, None).to_json())
 
 #: Limits on a certificate file: bytes, JSON nesting, length of one string.
 MAX_BYTES = 4 * 1024 * 1024
