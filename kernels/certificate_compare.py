@@ -15,8 +15,9 @@ Rules, by the re-run's kind of each value:
 * **bound**: the re-run's value, and the certificate's own, meet the bound
   (``value <= limit``, say); the two values are not compared.
 * **measured**: not compared.
-* the **summary** is compared as text with every number masked: its numbers render
-  evidence that is compared by kind above.
+* the **summary** and the texts of the **errata** (:mod:`kernels.erratum`) are compared
+  as text with every number masked: their numbers render evidence that is compared by
+  kind above (an erratum's kind is compared exactly).
 
 Each mismatch is one line naming the field, both values and the rule used.
 """
@@ -40,6 +41,22 @@ def shown(value: Any) -> str:
 
 def mask_numbers(text: str) -> str:
     return _NUMBER.sub("#", text)
+
+
+#: Verdict fields whose strings are compared with their numbers masked.
+MASKED_TEXT_FIELDS = ("summary", "errata")
+
+
+def _masked(value: Any) -> Any:
+    """``value`` with the numbers inside its strings masked (an erratum's ``kind`` has
+    none, so it still compares exactly)."""
+    if isinstance(value, str):
+        return mask_numbers(value)
+    if isinstance(value, list):
+        return [_masked(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _masked(item) for key, item in value.items()}
+    return value
 
 
 def _is_number(value: Any) -> bool:
@@ -77,9 +94,10 @@ class Comparison:
 
     def field(self, name: str, stored: Any, fresh: Any) -> None:
         """Compare the verdict field ``name``."""
-        if name == "summary" and isinstance(stored, str) and isinstance(fresh, str):
-            if mask_numbers(stored) != mask_numbers(fresh):
-                self.problems.append(f"verdict.summary: certificate {shown(stored)}, re-run "
+        if name in MASKED_TEXT_FIELDS:
+            stored, fresh = _masked(stored), _masked(fresh)
+            if stored != fresh:
+                self.problems.append(f"verdict.{name}: certificate {shown(stored)}, re-run "
                                      f"{shown(fresh)} (text, numbers masked)")
             return
         self._value(stored, fresh, name, None)

@@ -22,7 +22,10 @@ from kernels.verdict import Status, Verdict
 
 FORMAT = "attngeom-certificate"
 #: 2: typed evidence (``verdict.kinds``); 1 compared every float to a relative 1e-6.
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+#: What each older format lacks (the message that asks for re-certifying).
+FORMAT_CHANGES = {1: "typed evidence (verdict.kinds)",
+                  2: "the kind of a refutation (verdict.error_kind, verdict.errata)"}
 
 #: The fields of a certificate, as ``make_certificate`` writes them; any other is refused.
 CERTIFICATE_FIELDS = ("format", "format_version", "toolkit_version", "claim", "params",
@@ -107,8 +110,9 @@ def validate_certificate(cert: dict[str, Any], registry: ClaimRegistry
         raise InvalidCertificate(f"written by certificate format version {version!r}; this "
                                  f"attngeom reads version {FORMAT_VERSION}")
     if version < FORMAT_VERSION:
-        raise InvalidCertificate(f"format version {version} predates typed evidence "
-                                 f"(verdict.kinds); re-certify it with `attngeom certify`")
+        raise InvalidCertificate(f"format version {version} predates "
+                                 f"{FORMAT_CHANGES.get(version, 'this format')}; re-certify "
+                                 f"it with `attngeom certify`")
     missing = [k for k in CERTIFICATE_FIELDS if k not in cert]
     if missing:
         raise InvalidCertificate(f"malformed: missing field(s) {', '.join(missing)}")

@@ -19,7 +19,8 @@ from kernels.backend import BACKENDS, DEVICES
 from kernels.errors import BadInput
 from kernels.evidence import DEFAULT_FLOAT_TOLERANCE
 from kernels.sampling import Sampler
-from kernels.verdict import Verdict, not_applicable
+from kernels.erratum import Erratum, ErrorKind
+from kernels.verdict import Status, Verdict, not_applicable, with_erratum
 
 METHODS = ("symbolic", "exact", "numeric")
 #: Longest integer parameter (digits and sign): every size fits an int64, and text such as
@@ -182,6 +183,9 @@ class Claim:
                 raise BadInput(f"claim {self.id!r} has no method {method!r} (it offers {offered})")
             verdict = self.check(method, params, context)
         verdict.claim, verdict.source, verdict.params = self.id, self.source, params
+        if verdict.status is Status.REFUTED and verdict.error_kind is None:
+            with_erratum(verdict, Erratum(ErrorKind.FALSE_STATEMENT, self.source,
+                                          self.statement or self.source))
         verdict.float_tolerance = dict(self.float_tolerance)
         verdict.seconds = round(time.perf_counter() - start, 4)
         return verdict

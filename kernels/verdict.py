@@ -23,6 +23,13 @@ itself combined carries its own ``parts``).  Names are short slugs without white
 versions, so tests, notebooks and certificates look a part up by name, never by its
 summary text or position: ``verdict.evidence["parts"]["cor10"]``.  The key ``parts`` of
 the evidence is reserved for them.  :mod:`kernels.verdict_format` prints a verdict as text.
+
+Errata (:mod:`kernels.erratum`).  A ``refuted`` verdict says what kind of wrong it found:
+its first erratum is the refutation's (``error_kind`` in the JSON).  A check that knows the
+kind passes ``erratum=`` to :func:`refuted`; otherwise :meth:`kernels.claim.Claim.verify`
+records a false statement (a witness where the statement as printed fails).  A verdict that
+holds may carry proof-step errata only (:func:`with_erratum`): the statement is true, a step
+of its proof is not.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from enum import Enum
 from typing import Any
 
 from kernels import __version__
+from kernels.erratum import Erratum, ErrorKind
 from kernels.evidence import DEFAULT_FLOAT_TOLERANCE, Bound, split_kinds
 
 #: What a sub-verdict's name may be (:func:`combine`): a slug without whitespace.
@@ -85,10 +93,26 @@ class Verdict:
     #: How this verdict's floats compare on re-checking (the claim's ``float_tolerance``,
     #: stamped by :meth:`kernels.claim.Claim.verify`); see :mod:`kernels.evidence`.
     float_tolerance: dict = field(default_factory=lambda: dict(DEFAULT_FLOAT_TOLERANCE))
+    #: What the check found wrong in the paper (:mod:`kernels.erratum`): for a refutation
+    #: its kind first; for a verdict that holds, proof-step errata only.
+    errata: list = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.status is not Status.REFUTED and any(e.kind.refutes for e in self.errata):
+            raise AssertionError("a verdict that holds carries proof-step errata only")
+        if any(e.kind.refutes for e in self.errata) and not self.errata[0].kind.refutes:
+            raise AssertionError("a refutation's own erratum comes first")
 
     @property
     def exit_code(self) -> int:
         return self.status.exit_code
+
+    @property
+    def error_kind(self) -> ErrorKind | None:
+        """The kind of a refutation (None for a verdict that holds)."""
+        if self.status is Status.REFUTED and self.errata and self.errata[0].kind.refutes:
+            return self.errata[0].kind
+        return None
 
     def to_json(self) -> dict[str, Any]:
         """The verdict as JSON-ready plain values, with ``kinds``: the claim's float
@@ -112,6 +136,8 @@ class Verdict:
             "backend": self.backend,
             "device": self.device,
             "version": self.version,
+            "error_kind": self.error_kind.value if self.error_kind else None,
+            "errata": [erratum.to_json() for erratum in self.errata],
             "summary": self.summary,
             "evidence": self.evidence,
         }
@@ -163,13 +189,28 @@ def consistent(*, checked: int, max_residual: float, tolerance: float, summary: 
 
 def refuted(*, method: str, counterexample: dict, summary: str, checked: int | None = None,
             evidence: dict | None = None, max_residual: float | None = None,
-            backend: str | None = None, device: str | None = None) -> Verdict:
-    """A counterexample: ``counterexample`` must hold enough to re-check it."""
+            backend: str | None = None, device: str | None = None,
+            erratum: Erratum | None = None) -> Verdict:
+    """A counterexample: ``counterexample`` must hold enough to re-check it.  ``erratum``
+    says what kind of wrong it is (:mod:`kernels.erratum`); without it the claim records a
+    false statement."""
     if not counterexample:
         raise AssertionError("refuted() needs a counterexample")
     return Verdict(Status.REFUTED, method, checked=checked, counterexample=counterexample,
                    max_residual=max_residual, backend=backend, device=device,
-                   summary=summary, evidence=evidence or {})
+                   summary=summary, evidence=evidence or {},
+                   errata=[erratum] if erratum else [])
+
+
+def with_erratum(verdict: Verdict, erratum: Erratum) -> Verdict:
+    """``verdict`` with ``erratum`` attached: a refutation's kind when ``verdict`` is
+    refuted and has none yet, else a further erratum (a verdict that holds takes proof-step
+    errata only; see :class:`Verdict`)."""
+    if erratum not in verdict.errata:
+        verdict.errata.append(erratum)
+        verdict.errata.sort(key=lambda e: not e.kind.refutes)
+    verdict.__post_init__()
+    return verdict
 
 
 def not_applicable(hypothesis: str) -> Verdict:
@@ -202,6 +243,10 @@ def combine(parts: Mapping[str, Verdict] | Iterable[tuple[str, Verdict]], *,
     residuals = [v.max_residual for v in verdicts if v.max_residual is not None]
     if summary is None:
         summary = "; ".join(v.summary for v in verdicts)
+    errata: list[Erratum] = []
+    for v in sorted(verdicts, key=lambda v: v.status is not Status.REFUTED):
+        errata += [e for e in v.errata if e not in errata]
+    errata.sort(key=lambda e: not e.kind.refutes)
     return Verdict(worst.status, worst.method,
                    checked=sum(v.checked or 0 for v in verdicts),
                    failure_probability=min(1.0, sum(bounds)) if bounds else None,
@@ -209,6 +254,8 @@ def combine(parts: Mapping[str, Verdict] | Iterable[tuple[str, Verdict]], *,
                    counterexample=worst.counterexample, backend=worst.backend,
                    device=worst.device,
                    summary=worst.summary if worst.status is Status.REFUTED else summary,
+                   errata=errata if worst.status is Status.REFUTED
+                   else [e for e in errata if not e.kind.refutes],
                    evidence={"parts": {name: {"status": v.status.value, "method": v.method,
                                               "summary": v.summary, **v.evidence}
                                        for name, v in pairs}})

@@ -2,7 +2,8 @@
 
 The JSON form is :meth:`kernels.verdict.Verdict.to_json`; this is the other one.
 :func:`format_verdict` gives the status line, the parameters, how it was checked, the
-summary, the failure bound or residual, the counterexample, then the named sub-verdicts
+summary, the failure bound or residual, the counterexample, the errata (what kind of wrong
+a refutation found, :mod:`kernels.erratum`), then the named sub-verdicts
 (``- name  status (method): summary``, their evidence indented below) and the evidence::
 
     verified  linear  [ADM Prop 9, Cor 10 (§3)]
@@ -43,7 +44,7 @@ def format_verdict(verdict: Verdict, evidence: Iterable[str] | None = None) -> s
     ``evidence``: which evidence entries and sub-verdicts to show, by key or part name;
     None shows all of them (the CLI), ``()`` none (a notebook that wants the headline).
     """
-    lines = [f"{verdict.status.value}  {verdict.claim}  [{verdict.source}]",
+    lines = [f"{status_text(verdict)}  {verdict.claim}  [{verdict.source}]",
              f"{INDENT}params    " + " ".join(f"{k}={v}" for k, v in verdict.params.items()
                                               if v is not None)]
     how = f"{INDENT}method    {verdict.method or '-'}"
@@ -61,6 +62,11 @@ def format_verdict(verdict: Verdict, evidence: Iterable[str] | None = None) -> s
         lines.append(f"{INDENT}max relative residual {verdict.max_residual:.3g}")
     if verdict.counterexample:
         lines.append(f"{INDENT}counterexample " + json.dumps(verdict.counterexample, default=str))
+    for erratum in verdict.errata:
+        lines.append(f"{INDENT}erratum   {erratum.kind.label} at {erratum.location}")
+        lines += [f"{INDENT}{PART_INDENT}{name:<8} {text}" for name, text in
+                  (("printed", erratum.printed), ("correct", erratum.correct),
+                   ("checked", erratum.check)) if text]
     shown = dict(verdict.evidence)
     if evidence is not None:
         wanted = set(evidence)
@@ -72,9 +78,20 @@ def format_verdict(verdict: Verdict, evidence: Iterable[str] | None = None) -> s
     return "\n".join(lines)
 
 
+def status_text(verdict: Verdict) -> str:
+    """The status, with a refutation's kind: ``refuted (misprinted formula)``; a verdict
+    that holds with a proof-step erratum says so: ``verified (proof step wrong)``."""
+    if verdict.error_kind is not None:
+        return f"{verdict.status.value} ({verdict.error_kind.label})"
+    if verdict.errata:
+        return f"{verdict.status.value} (proof step wrong)"
+    return verdict.status.value
+
+
 def verdict_line(verdict: Verdict) -> str:
-    """One line: status, claim and summary (``refuted  gated-sphere: ...``)."""
-    return f"{verdict.status.value:<14} {verdict.claim}: {verdict.summary}"
+    """One line: status (with a refutation's kind), claim and summary
+    (``refuted (false statement)  gated-sphere: ...``)."""
+    return f"{status_text(verdict):<14} {verdict.claim}: {verdict.summary}"
 
 
 def _evidence_lines(evidence: dict[str, Any], indent: str) -> list[str]:
