@@ -228,7 +228,7 @@ def _verify(claim_id, method="auto", **params):
 
 EXPECTED = {"gt-dirac-kl": "proved", "gt-cocycle": "proved", "gt-holonomy": "proved",
             "gt-curvature-minimization": "refuted", "gt-counts-architecture": "proved",
-            "gt-counts-parameters": "consistent", "gt-counts-results": "consistent",
+            "gt-counts-parameters": "refuted", "gt-counts-results": "consistent",
             "gt-counts-cost": "consistent"}
 
 
@@ -285,10 +285,26 @@ def test_mutation_holonomy(monkeypatch):
     assert _verify("gt-holonomy", "symbolic", dim=2).status.value == "refuted"
 
 
+def test_counts_rounding_rule():
+    """A figure reproduces when it is the recomputed value rounded at its last digit, its
+    printed inputs ranging over their rounding intervals; 5.76M for exactly 5.7665M is
+    truncated: a convention erratum, not a false statement."""
+    verdict = _verify("gt-counts-parameters")
+    assert verdict.error_kind.value == "convention" and verdict.counterexample["printed"] == 5.76
+    assert "5.77" in verdict.errata[0].correct
+    ratio = next(f for f in counts.result_figures() if f.printed == 218)
+    assert ratio.computed > 218.5 and ratio.span[0] < 218.5 and ratio.reproduces
+    exact = counts.PrintedFigure("x", "here", 218, 1, 218.51, "exact input")
+    assert not exact.reproduces and exact.truncated
+    assert not counts.PrintedFigure("x", "here", 217, 1, 218.51, "exact input").truncated
+    assert counts.PrintedFigure("x", "here", 219, 1, 218.51, "exact input").reproduces
+
+
 def test_mutation_counts(monkeypatch):
     monkeypatch.setattr(counts, "gauge_parameters", lambda: counts.VOCABULARY * (100 + 5050 + 190) + 100 * counts.VOCABULARY)
-    assert _verify("gt-counts-parameters").status.value == "refuted"
-    monkeypatch.setattr(counts, "VOCABULARY", 50_000)
+    verdict = _verify("gt-counts-parameters")
+    assert verdict.status.value == "refuted" and verdict.error_kind.value == "false-statement"
+    monkeypatch.setattr(counts, "VOCABULARY", 49_000)
     assert _verify("gt-counts-results").status.value == "refuted"
     monkeypatch.setattr(counts, "so_dimension_by_rank", lambda n: n * (n + 1) // 2)
     assert _verify("gt-counts-architecture").status.value == "refuted"

@@ -1,25 +1,30 @@
 """GT's printed counts recomputed from its stated sizes (GT §2.5.1, eqs 37, 46, Tables 2-4,
 §4.1, §4.3.1, §5.0.5): one claim per group of figures, see
-:mod:`geometry_proofs.gauge.counts` for the sizes and the reproduction rule (within one
-unit of the last printed digit)."""
+:mod:`geometry_proofs.gauge.counts` for the sizes and the reproduction rule (the
+recomputed value rounded at the last printed digit; a truncated figure is a convention
+erratum)."""
 
 from __future__ import annotations
 
 from geometry_proofs.claim_support import render_items
 from geometry_proofs.gauge import counts
 from kernels.claim import Claim
+from kernels.erratum import Erratum, ErrorKind
 from kernels.sampling import Sampler
 from kernels.verdict import consistent, proved, refuted
 
-#: a figure reproduces when |printed - computed| < 1 unit of its last printed digit
-UNITS_TOLERANCE = 1.0
+#: a figure reproduces when |printed - computed| <= 1/2 unit of its last printed digit
+UNITS_TOLERANCE = counts.ROUNDING_UNITS + counts.FIGURE_SLACK
+RULE = "printed = recomputed rounded at the last printed digit (|printed - computed| <= 1/2 unit)"
 
 
 class CountsClaim(Claim):
     """A group of GT's printed figures, each recomputed from the stated sizes.  ``proved``
     (integer counts, exact) or ``consistent`` (figures through exp / log / division, gap
-    measured in units of the last printed digit) when every figure reproduces; ``refuted``
-    with the first figure that does not."""
+    measured in units of the last printed digit, at most 1/2: rounding) when every figure
+    reproduces; ``refuted`` with the first figure that does not: a false statement, or a
+    convention erratum when every failing figure is the recomputed value truncated instead
+    of rounded."""
 
     params = ()
     examples = ({},)
@@ -38,11 +43,25 @@ class CountsClaim(Claim):
         table = [f.as_dict() for f in figures]
         failing = [f for f in figures if not f.reproduces]
         if failing:
-            worst = failing[0]
+            wrong = [f for f in failing if not f.truncated]
+            worst = (wrong or failing)[0]
+            summary = (f"{worst.name} ({worst.where}): printed {worst.printed:g}, recomputed "
+                       f"{worst.computed:.6g} from the stated sizes ({worst.how})")
+            if wrong:
+                erratum = Erratum(ErrorKind.FALSE_STATEMENT, worst.where, f"{worst.name}: {worst.printed:g}",
+                                  f"{worst.computed:.6g} ({worst.how})")
+            else:
+                erratum = Erratum(
+                    ErrorKind.CONVENTION, "; ".join(dict.fromkeys(f.where for f in failing)),
+                    "; ".join(f"{f.name}: {f.printed:g}" for f in failing),
+                    "; ".join(f"{f.computed:.6g} rounds to {f.rounded:g}" for f in failing)
+                    + ": the printed figures are truncated, not rounded",
+                    "each equals the recomputed value truncated at its last printed digit")
+                summary += f", which rounds to {worst.rounded:g}: truncated, not rounded"
             return refuted(method="exact", counterexample=worst.as_dict(), checked=len(figures),
-                           max_residual=max(f.gap_in_units for f in figures), evidence={"figures": table},
-                           summary=(f"{worst.name} ({worst.where}): printed {worst.printed:g}, recomputed "
-                                    f"{worst.computed:.6g} from the stated sizes ({worst.how})"))
+                           max_residual=max(f.gap_in_units for f in figures),
+                           evidence={"figures": table, "rule": RULE}, summary=summary,
+                           erratum=erratum)
         summary = "every figure reproduces from the stated sizes: " + ", ".join(
             f"{f.name} {f.printed:g} (computed {f.computed:.6g})" for f in figures)
         if self._exact:
@@ -50,8 +69,7 @@ class CountsClaim(Claim):
                           evidence={"figures": table, "rule": "integer counts, equal"})
         return consistent(checked=len(figures), max_residual=max(f.gap_in_units for f in figures),
                           tolerance=UNITS_TOLERANCE, backend="python", device="cpu", summary=summary,
-                          evidence={"figures": table,
-                                    "rule": "|printed - computed| < one unit of the last printed digit"})
+                          evidence={"figures": table, "rule": RULE})
 
     #: the float groups run the same evaluation as ``numeric`` (their verdict is consistent)
     check_numeric = check_exact
