@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from geometry_proofs.hyperbolic import (
-    attention, cost, frechet, layers, lorentz, poincare, products, tangent_error, volume)
+    attention, cost, frechet, gram, layers, lorentz, poincare, products, tangent_error, volume)
+from geometry_proofs.hyperbolic import frechet_claims, volume_claims
 from geometry_proofs.hyperbolic.cost_claims import CostClaim
 from geometry_proofs.hyperbolic.frechet_claims import (
     EinsteinMidpointClaim, FrechetAlgorithmClaim, GyroAttentionWeightsClaim)
@@ -21,7 +22,7 @@ from geometry_proofs.hyperbolic.tangent_claims import TangentAttentionErrorClaim
 from geometry_proofs.hyperbolic.volume_claims import VolumeGrowthClaim
 from kernels.backend import get_backend
 from kernels.claim import CheckContext
-from kernels.errors import BadInput
+from kernels.errors import BackendUnavailable, BadInput
 from kernels.sampling import Sampler
 
 ALL = [PoincareCurvatureClaim(), ClippingClaim(), GyrogroupClaim(), GeodesicDistanceClaim(), ExpLogClaim(),
@@ -41,14 +42,14 @@ EXPECTED = {
     "parallel-transport": ["consistent", "consistent"],
     "gyro-attention-weights": ["consistent", "consistent"],
     "frechet-algorithm-1": ["consistent", "consistent", "refuted"],
-    "einstein-midpoint-shortcut": ["refuted", "consistent"],
+    "einstein-midpoint-shortcut": ["consistent", "consistent"],
     "geodesic-residual": ["consistent", "consistent"],
     "riemannian-norm": ["consistent", "consistent"],
     "riemannian-sgd": ["consistent", "consistent"],
     "tangent-attention-error": ["refuted", "consistent"],
     "hyperbolic-volume-growth": ["proved", "proved", "refuted", "refuted"],
     "product-manifold": ["consistent", "consistent"],
-    "riemannian-attention-cost": ["refuted", "refuted"],
+    "riemannian-attention-cost": ["consistent", "consistent"],
     "lorentz-stability": ["consistent"],
 }
 
@@ -212,10 +213,43 @@ def test_mutation_frechet_rate(monkeypatch):
     assert verify(by_id("frechet-algorithm-1"), ex).status.value == "refuted"
 
 
+def test_frechet_divergence_is_a_missing_hypothesis_whose_condition_is_checked(monkeypatch):
+    witness = FrechetAlgorithmClaim.examples[2]
+    verdict = verify(by_id("frechet-algorithm-1"), witness)
+    assert verdict.status.value == "refuted" and verdict.error_kind.value == "missing-hypothesis"
+    parts = verdict.evidence["parts"]
+    assert parts["printed"]["status"] == "refuted" and parts["condition"]["status"] == "consistent"
+    assert parts["condition"]["eta"] < parts["condition"]["eta_max"] < float(witness["eta"])
+    # a "correction" outside the condition (eta = 1.1 * 2/lambda_max): its check fails and the
+    # refutation no longer claims a missing hypothesis
+    monkeypatch.setattr(frechet_claims, "inside_step", lambda eig: 2.2 / float(np.max(eig)))
+    broken = verify(by_id("frechet-algorithm-1"), witness)
+    assert broken.evidence["parts"]["condition"]["status"] == "refuted"
+    assert broken.error_kind.value == "false-statement"
+
+
 def test_mutation_einstein(monkeypatch):
     monkeypatch.setattr(frechet, "einstein_midpoint", lambda points, weights, c: points[..., 0, :])
-    ex = {"d": 3, "tokens": 8, "variant": "corrected"}
-    assert verify(by_id("einstein-midpoint-shortcut"), ex).status.value == "refuted"
+    ex = {"d": 2, "curvature": "1/2", "radius": "1", "tokens": 5, "variant": "printed"}
+    verdict = verify(by_id("einstein-midpoint-shortcut"), ex)
+    assert verdict.status.value == "refuted"
+    assert verdict.evidence["parts"]["einstein"]["status"] == "refuted"
+    assert verdict.evidence["parts"]["naming"]["status"] == "refuted"
+
+
+def test_einstein_misnomer_is_recorded_not_refuted(monkeypatch):
+    ex = EinsteinMidpointClaim.examples[0]
+    verdict = verify(by_id("einstein-midpoint-shortcut"), ex)
+    assert verdict.status.value == "consistent" and not verdict.errata
+    naming = verdict.evidence["parts"]["naming"]
+    assert naming["distance_step_midpoint"] > 1e-3       # two different points
+    # the one-step reading replaced by v_1 (no step at all): not a stand-in, refuted
+    original = frechet.frechet_mean
+    monkeypatch.setattr(frechet, "frechet_mean", lambda points, weights, c, steps=None, **k:
+                        original(points, weights, c, steps=0, **k) if steps == 1
+                        else original(points, weights, c, steps=steps, **k))
+    broken = verify(by_id("einstein-midpoint-shortcut"), {**ex, "variant": "corrected"})
+    assert broken.status.value == "refuted" and broken.evidence["parts"]["one-step"]["status"] == "refuted"
 
 
 def test_mutation_residual(monkeypatch):
@@ -242,6 +276,19 @@ def test_mutation_tangent(monkeypatch):
     assert verify(by_id("tangent-attention-error"), ex).status.value == "refuted"
 
 
+def test_tangent_error_printed_is_a_misprinted_formula_whose_correction_is_checked(monkeypatch):
+    printed = TangentAttentionErrorClaim.examples[0]
+    verdict = verify(by_id("tangent-attention-error"), printed)
+    assert verdict.error_kind.value == "misprinted-formula"
+    assert verdict.evidence["parts"]["corrected"]["status"] == "consistent"
+    assert verdict.counterexample["c"] == 1e-6
+    # the correction replaced by the printed line 3: its check fails, no misprint is claimed
+    monkeypatch.setitem(tangent_error.VARIANTS, "query", attention.tangent_attention_printed)
+    broken = verify(by_id("tangent-attention-error"), printed)
+    assert broken.evidence["parts"]["corrected"]["status"] == "refuted"
+    assert broken.error_kind.value == "false-statement"
+
+
 def test_mutation_volume(monkeypatch):
     import sympy
 
@@ -252,6 +299,21 @@ def test_mutation_volume(monkeypatch):
     assert verify(by_id("hyperbolic-volume-growth"), {"d": 2}).status.value == "refuted"
 
 
+@pytest.mark.parametrize("example", [{"d": 3, "curvature": "4"},
+                                     {"d": 10, "curvature": "1/4", "method": "numeric"}])
+def test_volume_rate_is_a_convention_whose_forms_are_checked(monkeypatch, example):
+    verdict = verify(by_id("hyperbolic-volume-growth"), example)
+    assert verdict.status.value == "refuted" and verdict.error_kind.value == "convention"
+    parts = verdict.evidence["parts"]
+    assert parts["printed"]["status"] == "refuted"
+    assert parts["curvature-1"]["status"] != "refuted" and parts["rate"]["status"] != "refuted"
+    # a wrong correction (rate (d-1) c instead of (d-1) sqrt(c)): its check fails, no convention
+    monkeypatch.setattr(volume_claims, "growth_rate",
+                        lambda d, c: (d - 1) * c)
+    broken = verify(by_id("hyperbolic-volume-growth"), example)
+    assert broken.status.value == "refuted" and broken.error_kind.value != "convention"
+
+
 def test_mutation_product(monkeypatch):
     monkeypatch.setattr(products.ProductManifold, "distance",
                         lambda self, x, y: sum(f.distance(a, b) for (f, _), a, b in
@@ -260,20 +322,51 @@ def test_mutation_product(monkeypatch):
 
 
 def test_mutation_cost_counts(monkeypatch):
-    # Algorithm 3 replaced by one tangent space: the printed optimization's cost then holds
-    monkeypatch.setattr(attention, "tangent_attention_printed",
-                        lambda q, k, v, c, elements=None: attention.tangent_attention_origin(q, k, v, c))
-    assert verify(by_id("riemannian-attention-cost"), {"tokens": 32, "model_dim": 8}).status.value == "consistent"
+    # the element-wise Algorithm 3 (2 N^2 Mobius additions over d-vectors) in place of the Gram
+    # form: the d-vector work grows like N^2, outside Prop 9.3's optimized class
+    monkeypatch.setattr(gram, "tangent_attention_printed",
+                        lambda q, k, v, c: attention.tangent_attention_printed(q, k, v, c))
+    verdict = verify(by_id("riemannian-attention-cost"), {"tokens": 32, "model_dim": 8})
+    assert verdict.status.value == "refuted"
+    assert verdict.counterexample["implementation"] == "tangent_printed"
 
 
 @pytest.mark.parametrize("seconds, status", [
     ({"euclidean": 1.0, "geodesic": 20.0, "tangent_printed": 20.0, "tangent_origin": 1.8}, "consistent"),
+    # within the paper's bands only up to the 2x margin: still consistent
+    ({"euclidean": 1.0, "geodesic": 90.0, "tangent_printed": 9.0, "tangent_origin": 3.9}, "consistent"),
     ({"euclidean": 1.0, "geodesic": 500.0, "tangent_printed": 200.0, "tangent_origin": 1.8}, "refuted"),
     ({"euclidean": 1.0, "geodesic": 20.0, "tangent_printed": 20.0, "tangent_origin": 8.0}, "refuted"),
 ])
 def test_cost_decision(monkeypatch, seconds, status):
     monkeypatch.setattr(cost, "time_implementations", lambda *a, **k: dict(seconds))
-    assert verify(by_id("riemannian-attention-cost"), {"method": "numeric", "tokens": 16}).status.value == status
+    assert verify(by_id("riemannian-attention-cost"), {"method": "numeric", "tokens": 256}).status.value == status
+
+
+def test_cost_timing_needs_compute_bound_sizes(run_cli):
+    code, _, err = run_cli("verify", "riemannian-attention-cost", "--method", "numeric", "--tokens", "64")
+    assert code == 2 and "256" in err
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+@pytest.mark.parametrize("c", [0.7, 3.0])
+def test_gram_forms_match_the_elementwise_forms(backend, c):
+    """The Gram (matrix-product) kernels give the element-wise numbers to 1e-12 (float64)."""
+    try:
+        be = get_backend(backend)
+    except BackendUnavailable as exc:
+        pytest.skip(str(exc))
+    q, k, v = (be.asarray(a) for a in cost.inputs(Sampler(3), 24, 5, c))
+    w = be.asarray(Sampler(4).floats((5, 5)))
+    pairs = [(gram.distance(q, k, c), poincare.distance(q[:, None, :], k[None, :, :], c)),
+             (gram.geodesic_scores(q, k, c), attention.geodesic_scores(q, k, c)),
+             (gram.geodesic_attention(q, k, v, c), attention.geodesic_attention(q, k, v, c)),
+             (gram.tangent_attention_printed(q, k, v, c), attention.tangent_attention_printed(q, k, v, c)),
+             (gram.tangent_attention_printed(q, k, v, c, w), attention.tangent_attention_printed(q, k, v, c, w)),
+             (gram.tangent_attention_origin(q, k, v, c), attention.tangent_attention_origin(q, k, v, c)),
+             (gram.euclidean_attention(q, k, v), attention.euclidean_attention(q, k, v))]
+    for fast, slow in pairs:
+        assert np.max(np.abs(be.to_numpy(fast) - be.to_numpy(slow))) <= 1e-12
 
 
 # --------------------------------------------------------------------------------------

@@ -74,8 +74,10 @@ def test_packing_bound_is_tight_on_paths():
 
 
 def test_euclidean_claims_and_their_mutations(monkeypatch):
-    assert verify("tree-euclidean-depth-bound").status is Status.REFUTED
-    assert verify("tree-euclidean-sqrt-n").status is Status.REFUTED
+    for claim_id, location in (("tree-euclidean-depth-bound", "Thm 3.4 (1)"), ("tree-euclidean-sqrt-n", "§1")):
+        verdict = verify(claim_id)
+        assert verdict.status is Status.REFUTED and verdict.error_kind.value == "false-statement"
+        assert location in verdict.errata[0].location and verdict.errata[0].correct
     assert verify("tree-euclidean-depth-bound", variant="packing").status is Status.CONSISTENT
     # the printed bound (Thm 8.1: d >= L) in place of the packing bound is refuted
     monkeypatch.setattr(euclid, "packing_dimension_bound", lambda n, depth, dist: float(depth))
@@ -193,16 +195,24 @@ def test_hierarchy_gradient_matches_finite_differences():
 
 
 def test_hierarchy_claims_and_mutations(monkeypatch):
-    assert verify("hierarchy-preservation", tree="balanced:2:3").status is Status.CONSISTENT
-    assert verify("hierarchy-preservation", variant="printed").status is Status.REFUTED
+    for variant in ("trained", "printed"):
+        verdict = verify("hierarchy-preservation", variant=variant, tree="balanced:2:3")
+        # refuted by the isometry argument even though this training run satisfies every pair
+        assert verdict.status is Status.REFUTED and verdict.error_kind.value == "false-statement"
+        parts = verdict.evidence["parts"]
+        assert parts["isometry-invariance"]["status"] == "consistent"
+        assert parts["converged-copy"]["status"] == "refuted"
+        assert verdict.evidence["parts"]["converged-copy"]["run"]["satisfied"] == 14   # measured only
     # the isometry witness: without the isometry nothing refutes the printed statement
     monkeypatch.setattr(hierarchy, "isometric_copy", lambda points, node: points)
     assert verify("hierarchy-preservation", variant="printed").status is Status.CONSISTENT
     monkeypatch.undo()
-    # gradient ascent instead of descent breaks the hierarchy
+    # a loss that is not isometry invariant (a radial term): the argument does not apply
     loss = hierarchy.hierarchy_loss
-    monkeypatch.setattr(hierarchy, "hierarchy_loss", lambda x, rel: (loss(x, rel)[0], -loss(x, rel)[1]))
-    assert verify("hierarchy-preservation", tree="balanced:2:3", epochs=100).status is Status.REFUTED
+    monkeypatch.setattr(hierarchy, "hierarchy_loss",
+                        lambda x, rel: (loss(x, rel)[0] + float((x * x).sum()), loss(x, rel)[1] + 2 * x))
+    with pytest.raises(BadInput, match="not invariant"):
+        verify("hierarchy-preservation", variant="printed", epochs=50)
 
 
 # -- CLI -----------------------------------------------------------------------------------

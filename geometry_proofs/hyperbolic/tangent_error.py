@@ -52,8 +52,13 @@ def error_table(sampler, d: int, n: int, radii, curvatures, trials: int = 3) -> 
 
 
 def fit_exponents(rows, name: str) -> dict[str, float]:
-    """Least squares log err = a log c + b log r + log K over the table."""
+    """Least squares log err = a log c + b log r + log K over the table, with the standard
+    errors of a and b (residual variance RSS / (cells - 3) times (X^T X)^-1)."""
     table = np.array([[row["c"], row["r"], row[name]] for row in rows])
     design = np.column_stack([np.log(table[:, 0]), np.log(table[:, 1]), np.ones(len(rows))])
-    (a, b, k), *_ = np.linalg.lstsq(design, np.log(table[:, 2]), rcond=None)
-    return {"a": round(float(a), 3), "b": round(float(b), 3), "K": round(float(np.exp(k)), 6)}
+    target = np.log(table[:, 2])
+    (a, b, k), *_ = np.linalg.lstsq(design, target, rcond=None)
+    rss = float(np.sum((design @ np.array([a, b, k]) - target) ** 2))
+    cov = rss / max(1, len(rows) - 3) * np.linalg.inv(design.T @ design)
+    return {"a": float(a), "b": float(b), "K": float(np.exp(k)),
+            "se_a": float(np.sqrt(cov[0, 0])), "se_b": float(np.sqrt(cov[1, 1]))}
