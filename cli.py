@@ -21,6 +21,9 @@ from kernels.certificate_jobs import (CertificateJob, certify_job, recheck_certi
 from kernels.atomic_files import write_text_atomically
 from kernels.certificates import certificate_files, check_certificate
 from kernels.claim import FORMATS, METHODS, CheckContext, ClaimRegistry
+from kernels.errata_report import FORMATS as ERRATA_FORMATS
+from kernels.errata_report import certificate_verdicts, errata_rows
+from kernels.errata_report import render as render_errata
 from kernels.errors import BadInput, NotApplicable
 from kernels.executor import make_executor
 from kernels.junit import junit_xml
@@ -283,6 +286,37 @@ def check_certificates(directory, as_json, junit_path, workers, scheduler):
         raise BadInput(f"{len(invalid)} file(s) are not valid certificates and were not run: "
                        f"{', '.join(invalid[:5])}{' ...' if len(invalid) > 5 else ''}")
     return 1 if failed else 0
+
+
+def _errata_task(job):
+    """One paper example verified, where an executor runs it: job -> verdict JSON."""
+    return REGISTRY.get(job.claim).verify(dict(job.params), job.method, job.context()).to_json()
+
+
+@cli.command("errata")
+@click.option("--source", type=click.Choice(SOURCES), default=None, help="only this paper")
+@click.option("--format", "fmt", type=click.Choice(ERRATA_FORMATS), default="text",
+              show_default=True)
+@click.option("--certificates", "cert_dir", type=click.Path(file_okay=False), default=None,
+              metavar="DIR", help="read the verdicts of the certificates in DIR (one per paper "
+                                  "example) instead of re-running the checks")
+@_executor_options()
+def errata(source, fmt, cert_dir, workers, scheduler):
+    """Every printed statement found wrong across the papers: paper, location, kind, what is
+    printed, what holds, the witness and the claim (kernels.errata_report).  Runs every
+    claim at its paper examples (as `certify --suite paper` does)."""
+    claims = _claims_of(source)
+    jobs = suite_jobs(claims)
+    if cert_dir:
+        verdicts = certificate_verdicts(jobs, Path(cert_dir), REGISTRY)
+        origin = f"the certificates in {Path(cert_dir).name}/"
+    else:
+        with make_executor(workers, scheduler) as executor:
+            verdicts = executor.map(_errata_task, jobs, names=[job.filename for job in jobs],
+                                    label="errata", progress=_progress(fmt == "json"))
+        origin = "every claim re-run at its paper examples"
+    click.echo(render_errata(errata_rows(verdicts), fmt, len(claims), len(verdicts), origin))
+    return 0
 
 
 @cli.command("ideal")

@@ -19,7 +19,7 @@ from kernels.backend import BACKENDS, DEVICES
 from kernels.errors import BadInput
 from kernels.evidence import DEFAULT_FLOAT_TOLERANCE
 from kernels.sampling import Sampler
-from kernels.erratum import Erratum, ErrorKind
+from kernels.erratum import Erratum, ErratumSpec, ErrorKind
 from kernels.verdict import Status, Verdict, not_applicable, with_erratum
 
 METHODS = ("symbolic", "exact", "numeric")
@@ -132,6 +132,9 @@ class Claim:
     #: (:mod:`kernels.evidence`: ``|a - b| <= rel_tol * scale + abs_tol``); a value that
     #: rounding moves by more is a :class:`~kernels.evidence.Bound` or measured, not a float.
     float_tolerance: dict[str, float] = DEFAULT_FLOAT_TOLERANCE
+    #: What kind of wrong a refutation of the printed statement is, and the parameters
+    #: under which the correction (condition, convention) is checked (:mod:`kernels.erratum`).
+    erratum_spec: ErratumSpec | None = None
 
     # -- parameters --------------------------------------------------------------------
     def resolve(self, raw: dict[str, Any]) -> dict[str, Any]:
@@ -183,12 +186,33 @@ class Claim:
                 raise BadInput(f"claim {self.id!r} has no method {method!r} (it offers {offered})")
             verdict = self.check(method, params, context)
         verdict.claim, verdict.source, verdict.params = self.id, self.source, params
+        if verdict.status is Status.REFUTED and verdict.error_kind is None and self.erratum_spec:
+            self._check_erratum(verdict, method, params, context)
         if verdict.status is Status.REFUTED and verdict.error_kind is None:
             with_erratum(verdict, Erratum(ErrorKind.FALSE_STATEMENT, self.source,
                                           self.statement or self.source))
         verdict.float_tolerance = dict(self.float_tolerance)
         verdict.seconds = round(time.perf_counter() - start, 4)
         return verdict
+
+    def _check_erratum(self, verdict: Verdict, method: str, params: dict[str, Any],
+                       context: CheckContext) -> None:
+        """Run the claim under ``erratum_spec.check_params`` (the correction, the missing
+        condition, the other convention) at the same seed; when it holds, the refutation is
+        of the spec's kind, and the check's outcome is kept in ``evidence["erratum check"]``."""
+        spec = self.erratum_spec
+        if all(params.get(name) == value for name, value in spec.check_params.items()):
+            return                                   # the correction itself was refuted
+        corrected = self.resolve({**params, **spec.check_params})
+        outcome = self.check(method, corrected, context)
+        given = " ".join(f"--{name.replace('_', '-')} {value}"
+                         for name, value in spec.check_params.items())
+        verdict.evidence["erratum check"] = {"params": dict(spec.check_params),
+                                          "status": outcome.status.value,
+                                          "method": outcome.method, "summary": outcome.summary}
+        if outcome.status.holds:
+            with_erratum(verdict, spec.erratum(self.source, f"{given}: {outcome.status.value}, "
+                                                            f"{outcome.summary}"))
 
     def check(self, method: str, params: dict[str, Any], context: CheckContext) -> Verdict:
         """Run one method; by default ``check_<method>``.  A claim whose methods share one

@@ -99,3 +99,22 @@ class Erratum:
     def from_json(cls, data: dict[str, Any]) -> "Erratum":
         return cls(**{key: data.get(key, "") for key in
                       ("kind", "location", "printed", "correct", "check")})
+
+
+@dataclass(frozen=True)
+class ErratumSpec:
+    """How a claim knows the kind of its refutation: what the paper prints, what holds
+    instead, and the parameters under which that is checked (``{"variant": "corrected"}``,
+    ``{"key_norms": "equal"}``).  :meth:`kernels.claim.Claim.verify` runs the claim again
+    with ``check_params`` whenever the printed statement is refuted; only when that check
+    holds does the refutation carry this kind (else it stays a false statement).  The
+    location defaults to the claim's source."""
+
+    kind: ErrorKind
+    printed: str
+    correct: str
+    check_params: dict
+    location: str = ""
+
+    def erratum(self, location: str, check: str) -> Erratum:
+        return Erratum(self.kind, self.location or location, self.printed, self.correct, check)

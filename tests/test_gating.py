@@ -14,6 +14,7 @@ from geometry_proofs.gating import attention, depth, flatness, gates
 from geometry_proofs.claims import REGISTRY
 from kernels.certificates import split_example
 from kernels.claim import CheckContext
+from kernels.verdict_format import format_verdict
 
 CLAIM_IDS = ("ungated-flat", "curvature-lower-bound", "gating-second-derivative", "gated-sphere",
              "graph-curvature", "depth-amplification", "vector-graph-curvature",
@@ -291,11 +292,26 @@ def test_vector_graph_mutation_additive_curvature(monkeypatch):
 
 # -- curvature-robustness (Thm 3.18, Lemmas 3.19, 3.20) -------------------------------------
 
-def test_robustness_printed_construction_is_refuted_with_witness():
+def test_robustness_printed_proof_step_is_an_erratum_not_a_refutation():
+    """Thm 3.18 (ii) is an existence statement and holds (z = s~ ⊘ Y); the proof's printed
+    z = s~ ⊙ Y fails: a proof-step erratum, the status stays the statement's."""
     verdict = verify("curvature-robustness", samples=40)
-    assert verdict.status.value == "refuted"
-    assert verdict.counterexample["z outside (0, 1) at coordinates"] == [1]
-    assert "s~ ⊘ Y" in verdict.summary
+    assert verdict.status.value == "consistent" and verdict.error_kind is None
+    [erratum] = verdict.errata
+    assert erratum.kind.value == "proof-step" and "s~ ⊘ Y" in erratum.correct
+    step = verdict.evidence["proof step as printed"]
+    assert step["counterexample"]["z outside (0, 1) at coordinates"] == [1]
+    assert "proof step wrong" in format_verdict(verdict).splitlines()[0]
+
+
+def test_robustness_statement_refuted_when_the_construction_fails(monkeypatch):
+    """Mutation: the statement's own construction replaced by the printed product refutes
+    it as a false statement, with the proof-step erratum kept behind it."""
+    original = gates.build_gate_realization
+    monkeypatch.setattr(gates, "build_gate_realization", lambda D, m, printed: original(D, m, True))
+    verdict = verify("curvature-robustness", samples=20)
+    assert verdict.status.value == "refuted" and verdict.error_kind.value == "false-statement"
+    assert [e.kind.value for e in verdict.errata] == ["false-statement", "proof-step"]
 
 
 def test_robustness_corrected_construction_has_a_neighbourhood():

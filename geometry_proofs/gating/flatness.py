@@ -17,6 +17,7 @@ from geometry_proofs.riemann import (
     metric_to_christoffel_1st, metric_to_christoffel_2nd, metric_to_riemann_lowered)
 from kernels.claim import CheckContext, Param
 from kernels.errors import BadInput
+from kernels.erratum import Erratum, ErratumSpec, ErrorKind
 from kernels.sampling import Sampler
 from kernels.verdict import Verdict, consistent, not_applicable, proved, refuted
 
@@ -205,6 +206,14 @@ class UngatedFlatClaim(GECClaim):
                            f"{K.min():.3g} to {K.max():.3g}); Thm 3.1 holds for the k-dimensional "
                            f"affine chart of the whole hull (proved by --method symbolic), not "
                            f"for the manifold of an input family of smaller dimension"),
+                       erratum=Erratum(
+                           ErrorKind.FALSE_STATEMENT,
+                           "GEC §3.1 (the reading of Thm 3.1 after it; Remark 3.4, proof of Thm 3.2)",
+                           "Theorem 3.1 shows that ungated attention produces intrinsically flat "
+                           "representations",
+                           "Thm 3.1 holds for the k-dimensional affine chart of the whole value hull "
+                           "(proved); the output manifold of a lower-dimensional input family through "
+                           "softmax attention is curved"),
                        counterexample={"phi": point.tolist(), "K": float(K[worst]),
                                        "relative_to_scale": float(relative[worst]),
                                        "weights": family.as_json(),
@@ -268,6 +277,14 @@ class CurvatureLowerBoundClaim(GECClaim):
     statement = ("A target with K >= kappa_0 > 0 is at curvature distance >= kappa_0 from every "
                  "single ungated attention block; no ungated block approximates it within "
                  "eps < kappa_0.")
+    erratum_spec = ErratumSpec(
+        ErrorKind.MISSING_HYPOTHESIS,
+        "sup |K_ung - K*| >= kappa_0 for any representation F_ung realized by a single ungated "
+        "attention block",
+        "holds when F_ung is the affine chart a + B phi of a value hull of dimension m (Thm 3.1's "
+        "setting, which the proof's 'by Thm 3.1, K_ung = 0' assumes); two ungated blocks realize "
+        "the unit-sphere patch exactly",
+        {"variant": "affine-chart"}, location="GEC Thm 3.2, Cor 3.3 (proof A.1.2)")
     params = (VARIANT,)
     methods = ("symbolic", "numeric")
     examples = ({"variant": "printed"}, {"variant": "affine-chart"})

@@ -19,7 +19,8 @@ from geometry_proofs.riemann import (
 from kernels.claim import Param
 from kernels.curvature import immersion_curvature_from_jet
 from kernels.errors import BadInput
-from kernels.verdict import Verdict, combine, consistent, proved, refuted
+from kernels.erratum import Erratum, ErrorKind
+from kernels.verdict import Status, Verdict, combine, consistent, proved, refuted, with_erratum
 
 # --------------------------------------------------------------------------------------
 # GEC Thm 3.18, Lemma 3.19, Lemma 3.20
@@ -38,10 +39,14 @@ class CurvatureRobustnessClaim(GECClaim):
     (i) a gate identically 1 gives K = 0; (ii) X*(phi) = (sigma^{-1}(z(phi)), 0, ..., 0),
     W* = [I_D; 0] gives K = 1 on U; (iii) K >= c/2 on a compact set for all W near W*.
 
-    As printed, (ii) sets z = s~ ⊙ Y.  Then mu_{W*} = Y ⊙ z = s~ ⊙ Y ⊙ Y, not s~, and with
-    the proof's own choice Y > s~ (a = 2) z leaves (0, 1), so sigma^{-1}(z) does not exist:
-    ``refuted`` with the point.  Dividing, z = s~ ⊘ Y (as Thm 3.6's Step 2 does), gives
-    mu_{W*} = s~ and K = 1 (``--variant corrected``).  (i)'s hypothesis "gate identically 1"
+    The statements (i)-(iii) are checked with the construction that works: z = s~ ⊘ Y (as
+    Thm 3.6's Step 2 divides) gives mu_{W*} = s~ and K = 1, so (ii), an existence statement,
+    holds.  The proof (A.1.14) prints z = s~ ⊙ Y instead.  Then mu_{W*} = Y ⊙ z =
+    s~ ⊙ Y ⊙ Y, not s~, and with the proof's own choice Y > s~ (a = 2) z leaves (0, 1), so
+    sigma^{-1}(z) does not exist.  That is a wrong step of the proof, not of the theorem:
+    ``--variant printed`` (default) also runs the printed construction and, when it fails,
+    attaches a proof-step erratum with the point; the verdict stays the statement's.
+    ``--variant corrected`` checks the statement alone.  (i)'s hypothesis "gate identically 1"
     cannot hold for sigma: R -> (0, 1); the check uses the constant gate sigma(0) = 1/2
     (W = 0), which gives mu = Y/2 and K = 0.  (iii) is measured for the corrected
     construction: on the 25-point grid of [pi/16, 3pi/16]^2, along 12 seeded unit directions
@@ -79,14 +84,28 @@ class CurvatureRobustnessClaim(GECClaim):
         D, m = params["ambient"], params["gate_dim"]
         corrected = gates.build_gate_realization(D, m, printed=False)
         parts = {"constant-gate": self._constant_gate(corrected, be, context)}
+        proof = None
         if params["variant"] == "printed":
-            parts["printed-construction"] = self._printed_construction(
-                gates.build_gate_realization(D, m, printed=True))
+            proof = self._printed_construction(gates.build_gate_realization(D, m, printed=True))
+            if proof.status is not Status.REFUTED:
+                parts["printed-construction"] = proof
         parts["realization"] = self._realization(corrected, be, context)
         parts["neighbourhood"] = self._neighbourhood(corrected, be, context)
-        return combine(parts, summary=(
-            "corrected construction (z = s~ ⊘ Y): K = 1 at W*, K >= 1/2 on the compact grid in a "
-            "measured neighbourhood of W*; a constant gate gives K = 0"))
+        verdict = combine(parts, summary=(
+            "Thm 3.18 holds with the construction z = s~ ⊘ Y: K = 1 at W*, K >= 1/2 on the "
+            "compact grid in a measured neighbourhood of W*; a constant gate gives K = 0"
+            + ("; the proof's printed step z = s~ ⊙ Y fails (proof-step erratum)"
+               if proof is not None and proof.status is Status.REFUTED else "")))
+        if proof is not None and proof.status is Status.REFUTED:
+            verdict.evidence["proof step as printed"] = {"summary": proof.summary,
+                                                         "counterexample": proof.counterexample}
+            with_erratum(verdict, Erratum(
+                ErrorKind.PROOF_STEP, "GEC A.1.14 (proof of Thm 3.18 (ii))",
+                "z(phi) = s~(phi) ⊙ Y(phi) in (0, 1)^D, l = sigma^{-1}(z)",
+                "z = s~ ⊘ Y (Thm 3.6's division): mu_{W*} = s~ and K = 1 on U",
+                "part 'realization' with z = s~ ⊘ Y: " + parts["realization"].status.value
+                + "; the printed z gives mu_{W*} = s~ ⊙ Y ⊙ Y and leaves (0, 1)"))
+        return verdict
 
     def _constant_gate(self, realization, be, context) -> Verdict:
         zero = np.zeros((realization.gate_dim, realization.ambient), dtype=np.int64).astype(object)

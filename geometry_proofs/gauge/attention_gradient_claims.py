@@ -33,6 +33,7 @@ from geometry_proofs.gauge.free_energy import attention_weights, evaluate, free_
 from geometry_proofs.gauge.symbolic_free_energy import (assembled, decide, generic_alignment, generic_point,
                                                       scalar_system)
 from kernels.backend import get_backend
+from kernels.erratum import ErratumSpec, ErrorKind
 from kernels.verdict import combine
 
 ARGUMENTS = {"mu": 0, "Sigma": 1, "frames": 2}
@@ -147,6 +148,9 @@ class BetaGradientMeanClaim(BetaGradientClaim):
     id = "gt-beta-gradient-mean"
     source = "GT eq (50)"
     statement = "d beta_ij / d mu_i = beta_ij/kappa [dK_ij/dmu_i - sum_k beta_ik dK_ik/dmu_i]."
+    erratum_spec = ErratumSpec(ErrorKind.MISPRINTED_FORMULA, "d beta_ij / d mu_i = +beta_ij/kappa [dK_ij/dmu_i - sum_k beta_ik dK_ik/dmu_i]",
+                               "-beta_ij/kappa [...] (the sign of GT eq 15; the text around eq 50 reads it so)",
+                               {"variant": "corrected"})
     params = BetaGradientClaim.params + (VARIANT,)
     arguments = ("mu",)
     examples = ({"dim": 2}, {"dim": 2, "variant": "corrected"}, {"dim": 4}, {"dim": 4, "variant": "corrected"})
@@ -296,6 +300,9 @@ class AssembledMeanGradientClaim(AssembledGradientClaim):
     scalar_variable = "mean"
     source = "GT eqs (14), (16)-(19)"
     statement = "grad_{mu_i} F = (16) + (17) + (18) + (19), with eq (14)'s product rule and eq (15)."
+    erratum_spec = ErratumSpec(ErrorKind.MISPRINTED_FORMULA, "grad_{mu_i} F = (16) + (17) + (18) + (19)",
+                               "(16)-(19) + (-1/kappa) sum_{k != i} beta_ki (K_ki - sum_j beta_kj K_kj) grad_{mu_i} K_ki "
+                               "(the softmax of the agents k attending to i also depends on mu_i)", {"variant": "corrected"})
     printed_text = ("Sigma_p^{-1}(mu_i - mu_p) + sum_j [(grad beta_ij) K_ij + beta_ij grad K_ij] "
                     "+ sum_k beta_ki grad KL(q_k || Omega_ki q_i) + softmax(mu_i) - e_{o_i}")
     argument = "mu"
@@ -323,6 +330,9 @@ class AssembledCovarianceGradientClaim(AssembledGradientClaim):
                             "eq 26 (gt-grad-sigma-key)")
     source = "GT eqs (20)-(23)"
     statement = "grad_{Sigma_i} F = (20) + (21) + (22) + (23) with eqs (24)-(27)."
+    erratum_spec = ErratumSpec(ErrorKind.MISPRINTED_FORMULA, "grad_{Sigma_i} F = (20) + (21) + (22) + (23) with eqs (24)-(27)",
+                               "eq 12 in place of eq 24, the corrected eq 26 (gt-grad-sigma-key), and "
+                               "(-1/kappa) sum_{k != i} beta_ki (K_ki - sum_j beta_kj K_kj) grad_{Sigma_i} K_ki", {"variant": "corrected"})
     printed_text = ("1/2[Sigma_i^{-1} - Sigma_p^{-1}] + sum_j [(grad beta_ij) K_ij + beta_ij 1/2[(Omega Sigma_j "
                     "Omega^T)^{-1} - Sigma_i^{-1}]] + sum_k beta_ki 1/2 R^T (Omega Sigma_i Omega^T)^{-1} R")
     argument = "Sigma"
@@ -364,6 +374,8 @@ class AssembledFrameGradientClaim(AssembledGradientClaim):
                       evidence={"agents": 3, "K_ij, K_ki": "arbitrary functions of one coordinate of phi_i"})
     source = "GT eqs (28)-(31)"
     statement = "grad_{phi_i} F = (28) + (29) + (30) + (31) (gamma = 0)."
+    erratum_spec = ErratumSpec(ErrorKind.MISPRINTED_FORMULA, "grad_{phi_i} F = sum_j [(grad beta_ij) K_ij + beta_ij grad K_ij] + sum_k beta_ki grad KL(q_k || Omega_ki q_i)",
+                               "+ (-1/kappa) sum_{k != i} beta_ki (K_ki - sum_j beta_kj K_kj) grad_{phi_i} K_ki", {"variant": "corrected"})
     printed_text = "sum_j [(grad beta_ij) K_ij + beta_ij grad K_ij] + sum_k beta_ki grad KL(q_k || Omega_ki q_i)"
     argument = "frames"
 

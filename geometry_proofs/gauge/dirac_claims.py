@@ -20,6 +20,7 @@ from geometry_proofs.gauge import dirac
 from geometry_proofs.gauge.claim_base import DIM, TOKENS, VARIANT, GaugeClaim, symbolic_identity
 from geometry_proofs.gauge.holonomy import cayley, symbolic_skew
 from kernels.backend import get_backend
+from kernels.erratum import ErratumSpec, ErrorKind
 from kernels.claim import Param
 from kernels.errors import BadInput
 from kernels.kl_attention import gaussian_kl
@@ -143,6 +144,10 @@ class DiracLimitClaim(GaugeClaim):
     source = "GT eqs (48)-(49), (60)-(67)"
     statement = ("With sigma^2 -> 0 and sigma^2 tau = c, beta_ij -> softmax_j(mu_i^T Omega_ij mu_j / c) "
                  "(standard dot-product attention).")
+    erratum_spec = ErratumSpec(ErrorKind.MISSING_HYPOTHESIS, "beta_ij -> softmax_j(mu_i^T Omega_ij mu_j / c) as sigma^2 -> 0, sigma^2 tau = c",
+                               "holds when every key has the same norm |mu_j| (App. D.2 assumes the key term cancels); "
+                               "in general the limit is softmax_j((mu_i^T Omega_ij mu_j - |mu_j|^2 / 2) / c)",
+                               {"key_norms": "equal"}, location="GT eqs (48)-(49), App. D.2")
     params = (TOKENS, DIM, VARIANT, KEY_NORMS, COUPLING)
     methods = ("numeric",)
     examples = ({"key_norms": "equal"}, {"key_norms": "unequal"},

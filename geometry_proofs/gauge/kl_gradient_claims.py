@@ -24,6 +24,7 @@ from geometry_proofs.gauge.claim_base import (
     GaugeClaim, symbolic_identity)
 from geometry_proofs.gauge.free_energy import GaugeSystem, pair_arrays, pair_kl
 from kernels.backend import get_backend
+from kernels.erratum import ErratumSpec, ErrorKind
 from kernels.verdict import combine
 
 SLOTS = ("mu_query", "S_query", "mu_key", "S_key", "omega")
@@ -172,6 +173,8 @@ class GradSigmaPriorClaim(PairGradientClaim):
     id = "gt-grad-sigma-prior"
     source = "GT eq (24)"
     statement = "grad_{Sigma_i} KL(q_i || p_i) = 1/2 [Sigma_i^{-1} - Sigma_{p_i}^{-1}]."
+    erratum_spec = ErratumSpec(ErrorKind.MISPRINTED_FORMULA, "grad_{Sigma_i} KL(q_i || p_i) = 1/2 [Sigma_i^{-1} - Sigma_p^{-1}]",
+                               "1/2 [Sigma_p^{-1} - Sigma_i^{-1}] (the sign of GT eq 12)", {"variant": "corrected"})
     formula_text = ("printed: 1/2 [Sigma_i^{-1} - Sigma_p^{-1}]; corrected: 1/2 [Sigma_p^{-1} - Sigma_i^{-1}] "
                     "(= eq 12)")
     params = PairGradientClaim.params + (VARIANT,)
@@ -220,6 +223,9 @@ class GradSigmaKeyClaim(PairGradientClaim):
     id = "gt-grad-sigma-key"
     source = "GT eq (26)"
     statement = "grad_{Sigma_i} KL(q_k || Omega_ki q_i) = 1/2 R^T (Omega Sigma_i Omega^T)^{-1} R, R = Omega_ki."
+    erratum_spec = ErratumSpec(ErrorKind.MISPRINTED_FORMULA, "grad_{Sigma_i} KL(q_k || Omega_ki q_i) = 1/2 R^T (Omega Sigma_i Omega^T)^{-1} R",
+                               "1/2 [Sigma_i^{-1} - Sigma_i^{-1} Omega^T (Sigma_k + d d^T) Omega Sigma_i^{-1}], d = mu_k - Omega mu_i",
+                               {"variant": "corrected"})
     formula_text = ("printed: 1/2 R^T (Omega Sigma_i Omega^T)^{-1} R; corrected: 1/2 [Sigma_i^{-1} - Sigma_i^{-1} "
                     "Omega^T (Sigma_k + d d^T) Omega Sigma_i^{-1}], d = mu_k - Omega mu_i")
     params = PairGradientClaim.params + (VARIANT,)

@@ -19,6 +19,7 @@ from geometry_proofs.gauge.claim_base import (
     GaugeClaim, parse_sigma, symbolic_identity)
 from geometry_proofs.gauge.free_energy import free_energy
 from geometry_proofs.gauge.transport import random_rotation
+from kernels.erratum import ErratumSpec, ErrorKind
 from kernels.verdict import combine, consistent, refuted
 
 
@@ -135,6 +136,9 @@ class NaturalGradientMeanClaim(NaturalGradientClaim):
     id = "gt-natural-gradient-mean"
     source = "GT eq (5)"
     statement = "The natural gradient of F in mu is Sigma^{-1} grad_mu F."
+    erratum_spec = ErratumSpec(ErrorKind.MISPRINTED_FORMULA, "natural gradient in mu = Sigma^{-1} grad_mu F",
+                               "Sigma grad_mu F (G^{-1} grad with the Fisher block Sigma^{-1} that GT states)",
+                               {"variant": "corrected"})
     block = "mean"
 
     def show(self, params, fmt="text", limit=None):
@@ -150,6 +154,9 @@ class NaturalGradientCovarianceClaim(NaturalGradientClaim):
     id = "gt-natural-gradient-covariance"
     source = "GT eq (6)"
     statement = "The natural gradient of F in Sigma is -1/2 Sigma^{-1} (grad_Sigma F) Sigma^{-1}."
+    erratum_spec = ErratumSpec(ErrorKind.MISPRINTED_FORMULA, "natural gradient in Sigma = -1/2 Sigma^{-1} grad_Sigma F Sigma^{-1}",
+                               "2 Sigma grad_Sigma F Sigma (G^{-1} grad for the Fisher metric 1/2 tr(Sigma^{-1} A Sigma^{-1} B))",
+                               {"variant": "corrected"})
     block = "covariance"
 
     def show(self, params, fmt="text", limit=None):

@@ -21,6 +21,7 @@ from geometry_proofs.gauge.claim_base import (
 from geometry_proofs.gauge.transport import (dexp_adjoint_series, dexp_block, dexp_integral, head_size,
                                              pairwise_transport, random_rotation)
 from kernels.backend import get_backend
+from kernels.erratum import ErratumSpec, ErrorKind
 from kernels.kl_attention import gaussian_kl, matrix_exp, skew, so_basis, so_dimension
 
 #: |Omega^T Omega - I|, |det Omega - 1|, block structure: float64 rounding of expm of norm-a-few matrices
@@ -116,6 +117,9 @@ class TransportDerivativeClaim(GaugeClaim):
     id = "gt-transport-derivative"
     source = "GT eqs (32)-(33)"
     statement = "d Omega_ij mu = [de^{phi_i}] e^{-phi_j} mu; d Omega Sigma Omega^T = [de^{phi_i}] R Sigma R^T + transpose."
+    erratum_spec = ErratumSpec(ErrorKind.MISPRINTED_FORMULA, "eq 33: d(Omega Sigma Omega^T) = [d e^{phi_i} xi] R Sigma R^T + transpose",
+                               "[d e^{phi_i} xi] R Sigma R^T e^{phi_i}^T + transpose (product rule on Omega = e^{phi_i} e^{-phi_j})",
+                               {"variant": "corrected"})
     params = (DIM, VARIANT)
     methods = ("numeric",)
     examples = ({"dim": 3}, {"dim": 3, "variant": "corrected"}, {"dim": 6, "variant": "corrected"})

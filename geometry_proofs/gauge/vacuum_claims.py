@@ -21,6 +21,7 @@ from geometry_proofs.gauge.free_energy import evaluate, free_energy, pair_arrays
 from geometry_proofs.gauge.symbolic_free_energy import assembled, decide, scalar_system, stationarity_eq53
 from geometry_proofs.gauge.transport import random_rotation
 from kernels.backend import get_backend
+from kernels.erratum import ErratumSpec, ErrorKind
 from kernels.kl_attention import gaussian_kl
 
 #: |F(g.q) - F(q)| / |F|: float64 rounding of a sum of O(N^2) KL terms of size O(1)
@@ -134,6 +135,10 @@ class VacuumStationarityClaim(VacuumClaim):
     id = "gt-vacuum-stationarity"
     source = "GT eq (53)"
     statement = "dF_vac/dmu_i = mu_i/sigma_p^2 + sum_j beta_ij Sigma_j^{-1} (mu_i - Omega_ij mu_j)."
+    erratum_spec = ErratumSpec(ErrorKind.MISPRINTED_FORMULA, "dF_vac/dmu_i = mu_i/sigma_p^2 + sum_j beta_ij Sigma_j^{-1} (mu_i - Omega_ij mu_j)",
+                               "mu_i/sigma_p^2 + sum_j [beta_ij - beta_ij/kappa (K_ij - <K>_i)] (Omega Sigma_j Omega^T)^{-1}(mu_i - Omega_ij mu_j) "
+                               "+ sum_{k != i} [beta_ki - beta_ki/kappa (K_ki - <K>_k)] Sigma_i^{-1}(mu_i - Omega_ik mu_k)",
+                               {"variant": "corrected"})
     params = VacuumClaim.params + (VARIANT,)
     methods = ("symbolic", "numeric")
     examples = ({"dim": 2}, {"dim": 2, "variant": "corrected"}, {"dim": 4}, {"dim": 4, "variant": "corrected"})

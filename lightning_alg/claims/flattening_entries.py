@@ -8,6 +8,7 @@ import json
 from kernels.claim import Claim
 from kernels.errors import BadInput
 from kernels.sampling import DEFAULT_PRIME
+from kernels.erratum import Erratum, ErrorKind
 from kernels.verdict import Verdict, proved, refuted, verified
 from lightning_alg.claims.base import LIGHTNING_PARAMS, coordinates_of, validate_lightning
 from lightning_alg.claims.cross_column import (
@@ -102,7 +103,14 @@ class FlatteningEntriesClaim(Claim):
             return refuted(method=method, evidence=evidence, summary=(
                 f"the printed entry formula of ADM Thm 27's proof fails on the rows {rows}; "
                 f"corrected: {correction}"),
-                counterexample={"entry": [name, l], "mu(W)": show(mu), "printed": show(printed)})
+                counterexample={"entry": [name, l], "mu(W)": show(mu), "printed": show(printed)},
+                erratum=Erratum(
+                    ErrorKind.MISPRINTED_FORMULA, "ADM Thm 27 (proof), eq (4)",
+                    "F_{n,j}[{k1,k2}, l] = (1/omega(k1,k2)) (a_{k2 l} v_{k1} + a_{k1 l} v_{k2})",
+                    "1/2 (a_{k2 l} v_{k1} + a_{k1 l} v_{k2}) = (Phi(v) A)[{k1,k2}, l]; a step of "
+                    "the proof: Thm 27's statement is checked by lie-flattening",
+                    f"mu(W) equals the halved formula at all {len(entries)} entries")
+                if halved_holds else None)
         return holds(f"the printed entry formula and F = Phi(v) A hold at all {len(entries)} "
                      f"entries", evidence)
 

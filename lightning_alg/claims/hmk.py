@@ -17,7 +17,8 @@ from kernels.claim import CheckContext, Claim
 from kernels.errors import BadInput
 from kernels.jacobian import jacobian_float, jacobian_mod_p, numerical_rank
 from kernels.primefield import rank_mod_p
-from kernels.verdict import Verdict, combine, consistent, refuted, verified
+from kernels.erratum import Erratum, ErrorKind
+from kernels.verdict import Verdict, combine, consistent, refuted, verified, with_erratum
 from lightning_alg.claims.hmk_support import (
     LAYERS, NETWORK_PARAMS, PRIME, A, D, DPRIME, T, SingleLayerClaim, formula_show,
     minor_degree, single_layer_dims)
@@ -30,9 +31,13 @@ from lightning_alg.model import attention_matrix, softmax_attention
 
 def _dimension_verdict(name: str, formula: int, m, arch: Architecture, seed: int,
                        evidence: dict, corrected: int | None = None,
-                       other_problems: tuple = ()) -> Verdict:
+                       other_problems: tuple = (), texts: tuple[str, str] | None = None,
+                       other_errata: tuple = ()) -> Verdict:
     """The verdict of 'formula = dimension' from a RankMeasurement, evidence at top level
-    (the ``dimension`` command prints it)."""
+    (the ``dimension`` command prints it).  ``texts``: the printed and the corrected
+    formula; a refutation is a misprinted formula when the corrected value equals the
+    measured dimension (certified or ample), else a false statement.  ``other_errata``
+    belong to ``other_problems`` (eq (5), say)."""
     ev = {"formula_name": name, "formula": formula, **m.evidence(), **evidence}
     if corrected is not None:
         ev["corrected_formula"] = corrected
@@ -61,12 +66,25 @@ def _dimension_verdict(name: str, formula: int, m, arch: Architecture, seed: int
         fix = f"; corrected formula gives {corrected}" if corrected is not None else ""
         first = problems[0]
         text = f"{first['formula']} gives {first['value']}, measured {first['measured']}"
-        return refuted(method=m.method, evidence=ev, backend=m.backend, device=m.device,
+        erratum = None
+        if texts and corrected == m.rank and first["formula"] == name:
+            erratum = Erratum(ErrorKind.MISPRINTED_FORMULA, f"HMK {name}", f"{name} = {texts[0]}",
+                              texts[1], "the corrected formula equals the Jacobian rank, which is the "
+                              "dimension (certified by the symmetry bound or ample)")
+        elif other_errata:                   # the first problem's kind comes first
+            erratum = Erratum(ErrorKind.FALSE_STATEMENT, f"HMK {first['formula']}",
+                              f"{first['formula']} = {texts[0]}" if texts and first["formula"] == name
+                              else f"{first['formula']} gives {first['value']}")
+        verdict = refuted(method=m.method, evidence=ev, backend=m.backend, device=m.device,
+                       erratum=erratum,
                        max_residual=None if m.numerical is None else m.numerical.dropped_max,
                        counterexample={"architecture": arch.describe(), "seed": seed,
                                        "problems": problems,
                                        **({"prime": m.prime} if m.prime else {})},
                        summary=f"{text} ({first['why']}){fix}")
+        for extra in other_errata:
+            with_erratum(verdict, extra)
+        return verdict
     how = ("certified: = P - dim(symmetry orbit)" if m.certified
            else "not certified by the symmetry bound")
     summary = f"{name} = {formula} = measured rank ({how})"
@@ -225,7 +243,14 @@ class DeepDimensionClaim(Claim):
                     "parameter_space_dimension_measured": space}
         return _dimension_verdict("eq (14)", deep_dimension_printed(arch, delta), m, arch,
                                   context.seed, evidence, deep_dimension_corrected(arch, delta),
-                                  tuple(problems))
+                                  tuple(problems), (FORMULA_TEXT["eq14"], FORMULA_TEXT["eq14-corrected"]
+                                                    + " (the sum over 1 < i <= l, as App. A.7 derives "
+                                                    "it from eq (32))"),
+                                  other_errata=(Erratum(
+                                      ErrorKind.MISPRINTED_FORMULA, "HMK eq (5)",
+                                      f"P = {FORMULA_TEXT['eq5']}", "P = Σ_i d_{i-1} (2a_i + d_i) "
+                                      "(Q_i, K_i in R^{a_i x d_{i-1}}, V_i in R^{d_i x d_{i-1}})",
+                                      "the count of the weights' entries"),) if printed_P != arch.parameters else ())
 
     def check(self, method, params, context):
         if params["d"] is not None:

@@ -15,6 +15,7 @@ import sympy
 
 from kernels.claim import Claim
 from kernels.errors import BadInput
+from kernels.erratum import Erratum, ErrorKind
 from kernels.jacobian import jacobian_mod_p
 from kernels.primefield import matmul_mod_p, rank_mod_p
 from kernels.verdict import Verdict, combine, proved, refuted, verified
@@ -261,6 +262,18 @@ def _of_printed_critical_form(A_, V) -> bool:
     return rank(np.concatenate([A_, V.T], axis=1)) == 1
 
 
+def _lemma_a3_erratum(corrected: Verdict) -> Erratum:
+    """Lemma A.3 as printed omits the strata A = 0 and V = 0 that its proof's first case
+    covers: a misprinted statement when the corrected form holds at every stratum
+    (``corrected``), else a false statement."""
+    printed = "W is critical iff A = k⊗q and V = h⊗k"
+    if corrected.status.holds:
+        return Erratum(ErrorKind.MISPRINTED_FORMULA, "HMK Lemma A.3", printed,
+                       "W is critical iff A = 0, or V = 0, or A = k⊗q and V = h⊗k (the proof's "
+                       "first case)", "part lemmaA.3-corrected: " + corrected.status.value)
+    return Erratum(ErrorKind.FALSE_STATEMENT, "HMK Lemma A.3", printed)
+
+
 class SingularLocusClaim(SingleLayerClaim):
     """HMK Thm 3.4 with Lemma A.3 and Corollaries A.1-A.6 (one layer, A unconstrained).
 
@@ -365,7 +378,8 @@ class SingularLocusClaim(SingleLayerClaim):
                 "A = k⊗q and V = h⊗k (the proof's 'first case')"),
                 counterexample={"field": f"F_{PRIME}", "A": W[0].tolist(), "V": W[1].tolist(),
                                 "jacobian_rank": ranks[name], "generic_rank": generic,
-                                "inputs_seed": context.seed})
+                                "inputs_seed": context.seed},
+                erratum=_lemma_a3_erratum(parts["lemmaA.3-corrected"]))
         parts["propA.5"] = self._segre_term(A_gen, V_gen, generic, context)
         parts["corA.4"] = self._two_branches(strata, jac, k, q, h, v, generic)
         parts["corA.6"] = self._boundary(d, dp, t, context)
