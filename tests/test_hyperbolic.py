@@ -106,6 +106,17 @@ def test_mutation_clipping(monkeypatch):
     assert verify(by_id("poincare-clipping"), {}).status.value == "refuted"
 
 
+@pytest.mark.parametrize("curvature", ["1", "1/4"])
+def test_mutation_clipping_radius(monkeypatch, curvature):
+    """Issue 27 (mutation audit): a clip radius 1/sqrt(c) - 10 eps in place of eq (28)'s
+    1/sqrt(c) - eps kept every point inside the ball with finite distances and passed; the
+    clipped points must sit at r_max."""
+    original = poincare.project
+    monkeypatch.setattr(poincare, "project", lambda x, c, eps=poincare.PAPER_EPS: original(x, c, 10 * eps))
+    verdict = verify(by_id("poincare-clipping"), {"curvature": curvature})
+    assert verdict.status.value == "refuted" and "clipped off r_max" in verdict.summary
+
+
 def _flipped_mobius(x, y, c):
     """Eq (9) with one sign changed: (1 + c|x|^2) y instead of (1 - c|x|^2) y."""
     xy, x2, y2 = poincare._dot(x, y), poincare._sqnorm(x), poincare._sqnorm(y)

@@ -466,8 +466,9 @@ class ClippingClaim(RGTClaim):
 
     ``numeric``: seeded points at Euclidean radii up to 10/sqrt(c) (most outside the ball)
     are clipped by :func:`poincare.project`; every result lies in the ball, its distances are
-    finite, points inside the clipping radius are unchanged, and no clipped point is farther
-    than r_max = (2/sqrt(c)) artanh(1 - eps sqrt(c)) from the origin.  The summary reports
+    finite, points inside the clipping radius are unchanged, no point is farther than
+    r_max = (2/sqrt(c)) artanh(1 - eps sqrt(c)) from the origin, and every clipped point is at
+    distance r_max (relative 1e-9: on the sphere |x| = 1/sqrt(c) - eps of eq (28)).  The summary reports
     r_max: what clipping costs (distinct far points collapse onto the sphere of radius r_max).
     """
 
@@ -501,7 +502,11 @@ class ClippingClaim(RGTClaim):
         errs = {"not finite": float(not np.all(np.isfinite(pairs))),
                 "moved an inside point": float(np.max(np.abs(clipped[inside_before] - raw[inside_before]), initial=0)),
                 # float64 resolves |x| near 1/sqrt(c) to ~1e-16, i.e. distances to ~1e-11 here
-                "beyond r_max": float(max(0.0, np.max(from_origin) / r_max - 1 - 1e-9))}
+                "beyond r_max": float(max(0.0, np.max(from_origin) / r_max - 1 - 1e-9)),
+                # eq (28) puts every clipped point on the sphere |x| = 1/sqrt(c) - eps, i.e. at
+                # distance r_max (a clip radius other than the printed one moves them off it)
+                "clipped off r_max": float(max(0.0, np.max(np.abs(from_origin[~inside_before] / r_max - 1),
+                                                             initial=0.0) - 1e-9))}
         worst_name = max(errs, key=errs.get)
         return residual_verdict(be, max(errs.values()), 0.0, checked=count, summary=(
             f"{count} seeded points up to radius 10/sqrt(c) clipped by eq (28) (d={params['d']}, "
