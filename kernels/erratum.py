@@ -1,8 +1,8 @@
 """What kind of wrong a check found: the vocabulary of refutations and the erratum record.
 
 ARCHITECTURE.md, "Verdicts": a refutation says what kind of wrong it found, and a statement
-that holds keeps its own status when only a step of its proof is wrong, with that erratum
-attached.  The kinds, and the evidence each demands of the check that reports it:
+that holds keeps its own status when only a step of its proof (or a name) is wrong, with
+that erratum attached.  The kinds, and the evidence each demands of the check that reports it:
 
 =======================  ===========================================================
 kind                     meaning (and what the check must have run)
@@ -18,6 +18,8 @@ kind                     meaning (and what the check must have run)
                          -1 for -c, truncated for rounded figures); that one is checked
 ``reading-dependent``    the paper underdetermines the object; every reasonable reading
                          is run, each with its outcome, and the statement fails under one
+``misnomer``             a name that does not fit the object it names; the mathematics
+                         holds and no result depends on the name: never ``refuted``
 =======================  ===========================================================
 
 An :class:`Erratum` says where (``location``), what the paper prints (``printed``), what
@@ -42,6 +44,7 @@ class ErrorKind(str, Enum):
     PROOF_STEP = "proof-step"
     CONVENTION = "convention"
     READING_DEPENDENT = "reading-dependent"
+    MISNOMER = "misnomer"
 
     @property
     def label(self) -> str:
@@ -50,8 +53,9 @@ class ErrorKind(str, Enum):
 
     @property
     def refutes(self) -> bool:
-        """Whether a verdict of this kind is ``refuted``: every kind but a proof step."""
-        return self is not ErrorKind.PROOF_STEP
+        """Whether a verdict of this kind is ``refuted``: every kind but a proof step and a
+        misnomer (the statement holds; the erratum is attached to its verdict)."""
+        return self not in (ErrorKind.PROOF_STEP, ErrorKind.MISNOMER)
 
 
 #: One line per kind, for ``attngeom errata`` and the docs.
@@ -66,11 +70,14 @@ KIND_MEANINGS = {
     ErrorKind.CONVENTION: "holds under another normalization (that one checked)",
     ErrorKind.READING_DEPENDENT: "the paper underdetermines the object: every reasonable "
                                  "reading run, each with its outcome",
+    ErrorKind.MISNOMER: "a name that does not fit the object it names; the mathematics holds "
+                        "(status is the statement's)",
 }
 
 #: Kinds whose erratum must say what holds instead and how that was checked.
 _NEEDS_CORRECTION = (ErrorKind.MISPRINTED_FORMULA, ErrorKind.MISSING_HYPOTHESIS,
-                     ErrorKind.PROOF_STEP, ErrorKind.CONVENTION, ErrorKind.READING_DEPENDENT)
+                     ErrorKind.PROOF_STEP, ErrorKind.CONVENTION, ErrorKind.READING_DEPENDENT,
+                     ErrorKind.MISNOMER)
 
 
 @dataclass(frozen=True)

@@ -28,8 +28,8 @@ Errata (:mod:`kernels.erratum`).  A ``refuted`` verdict says what kind of wrong 
 its first erratum is the refutation's (``error_kind`` in the JSON).  A check that knows the
 kind passes ``erratum=`` to :func:`refuted`; otherwise :meth:`kernels.claim.Claim.verify`
 records a false statement (a witness where the statement as printed fails).  A verdict that
-holds may carry proof-step errata only (:func:`with_erratum`): the statement is true, a step
-of its proof is not.
+holds may carry non-refuting errata only (:func:`with_erratum`): a proof step or a misnomer
+(the statement is true; a step of its proof, or a name, is not).
 """
 
 from __future__ import annotations
@@ -94,12 +94,12 @@ class Verdict:
     #: stamped by :meth:`kernels.claim.Claim.verify`); see :mod:`kernels.evidence`.
     float_tolerance: dict = field(default_factory=lambda: dict(DEFAULT_FLOAT_TOLERANCE))
     #: What the check found wrong in the paper (:mod:`kernels.erratum`): for a refutation
-    #: its kind first; for a verdict that holds, proof-step errata only.
+    #: its kind first; for a verdict that holds, proof-step and misnomer errata only.
     errata: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.status is not Status.REFUTED and any(e.kind.refutes for e in self.errata):
-            raise AssertionError("a verdict that holds carries proof-step errata only")
+            raise AssertionError("a verdict that holds carries proof-step and misnomer errata only")
         if any(e.kind.refutes for e in self.errata) and not self.errata[0].kind.refutes:
             raise AssertionError("a refutation's own erratum comes first")
 
@@ -205,7 +205,7 @@ def refuted(*, method: str, counterexample: dict, summary: str, checked: int | N
 def with_erratum(verdict: Verdict, erratum: Erratum) -> Verdict:
     """``verdict`` with ``erratum`` attached: a refutation's kind when ``verdict`` is
     refuted and has none yet, else a further erratum (a verdict that holds takes proof-step
-    errata only; see :class:`Verdict`)."""
+    and misnomer errata only; see :class:`Verdict`)."""
     if erratum not in verdict.errata:
         verdict.errata.append(erratum)
         verdict.errata.sort(key=lambda e: not e.kind.refutes)

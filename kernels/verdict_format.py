@@ -80,11 +80,12 @@ def format_verdict(verdict: Verdict, evidence: Iterable[str] | None = None) -> s
 
 def status_text(verdict: Verdict) -> str:
     """The status, with a refutation's kind: ``refuted (misprinted formula)``; a verdict
-    that holds with a proof-step erratum says so: ``verified (proof step wrong)``."""
+    that holds with errata names them: ``consistent (erratum: proof step)``."""
     if verdict.error_kind is not None:
         return f"{verdict.status.value} ({verdict.error_kind.label})"
     if verdict.errata:
-        return f"{verdict.status.value} (proof step wrong)"
+        kinds = ", ".join(dict.fromkeys(e.kind.label for e in verdict.errata))
+        return f"{verdict.status.value} (erratum: {kinds})"
     return verdict.status.value
 
 

@@ -189,3 +189,15 @@ def test_docs_errata_is_not_stale(run_cli):
     assert mask_numbers(committed) == mask_numbers(out.rstrip("\n") + "\n"), (
         "docs/errata.md is stale: attngeom errata --format markdown --certificates "
         "certificates > docs/errata.md")
+
+
+def test_a_misnomer_is_attached_to_a_verdict_that_holds():
+    """RGT §5.2.2 calls one iteration of Algorithm 1 'the Einstein midpoint': a wrong name,
+    no wrong mathematics; the verdict holds and carries the erratum."""
+    verdict = verify("einstein-midpoint-shortcut", d=2, curvature="1/2", radius="1", tokens=5)
+    assert verdict.status is Status.CONSISTENT and verdict.error_kind is None
+    assert [e.kind for e in verdict.errata] == [ErrorKind.MISNOMER]
+    assert format_verdict(verdict).startswith("consistent (erratum: misnomer)")
+    assert not ErrorKind.MISNOMER.refutes
+    with pytest.raises(AssertionError):
+        Erratum(ErrorKind.MISNOMER, "x", "a name")          # says what the object is

@@ -301,7 +301,7 @@ def test_robustness_printed_proof_step_is_an_erratum_not_a_refutation():
     assert erratum.kind.value == "proof-step" and "s~ ⊘ Y" in erratum.correct
     step = verdict.evidence["proof step as printed"]
     assert step["counterexample"]["z outside (0, 1) at coordinates"] == [1]
-    assert "proof step wrong" in format_verdict(verdict).splitlines()[0]
+    assert "(erratum: proof step)" in format_verdict(verdict).splitlines()[0]
 
 
 def test_robustness_statement_refuted_when_the_construction_fails(monkeypatch):

@@ -265,7 +265,16 @@ class EinsteinMidpointClaim(RGTClaim):
         laws = self._error_laws(params, context)
         if params["variant"] == "corrected":
             return combine(laws)
-        return combine({**laws, "naming": self._naming(params, context)})
+        naming = self._naming(params, context)
+        verdict = combine({**laws, "naming": naming})
+        if naming.status.holds and verdict.status.holds:
+            with_erratum(verdict, Erratum(
+                ErrorKind.MISNOMER, "RGT §5.2.2",
+                "a single iteration (the 'Einstein midpoint')",
+                "the Einstein midpoint is the Lorentzian centroid, not an iterate of Algorithm 1; "
+                "both are cheap stand-ins for the Frechet mean (error O(c r^2))",
+                "part naming: " + naming.summary.split(" -- ")[-1]))
+        return verdict
 
     def _naming(self, params, context):
         c = parse_curvature(params["curvature"])
