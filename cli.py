@@ -573,6 +573,41 @@ def experiment_gec(task, seeds, epochs, workers, scheduler, centres, device, out
     return 0
 
 
+@experiment.command("gec-readings")
+@click.option("--seeds", default="0-4", show_default=True, help="seeds: 0-4 or 0,1,2")
+@click.option("--epochs", type=int, default=20, show_default=True)
+@click.option("--init", "inits", multiple=True,
+              type=click.Choice(("lecun-normal", "torch-default")),
+              help="initialisation schemes (repeatable; default: both)")
+@click.option("--centres", type=int, default=256, show_default=True,
+              help="test sequences carrying the proxies")
+@_executor_options(workers_default="one per CPU, at most one per run")
+@click.option("--device", type=click.Choice(DEVICES), default="cpu", show_default=True)
+@click.option("--out", "out_path", type=click.Path(dir_okay=False), required=True,
+              help="the readings CSV to write (committed: geometry_proofs/gating/"
+                   "experiment/data/readings.csv)")
+def experiment_gec_readings(seeds, epochs, inits, centres, workers, scheduler, device, out_path):
+    """Retrain GEC's gated curved-task runs (every alpha, seed and init) and measure the
+    proxy under every reading the paper leaves open (layer: block / post-LN; direction
+    space: sequence / latent centre): the table behind the readings of the GEC §4.1 claims."""
+    import os
+    import time
+    from dataclasses import replace as _replace
+    from geometry_proofs.gating.experiment import readings
+    config = readings.readings_config(seeds, epochs, 1 if workers is None else workers, inits, device)
+    if not 1 <= centres <= 1000:
+        raise BadInput(f"--centres must be between 1 and 1000; got {centres}")
+    runs = len(config.specs())
+    config = _replace(config, centres=centres,
+                      workers=workers or min(os.cpu_count() or 1, runs))
+    start = time.perf_counter()
+    with make_executor(workers if scheduler else config.workers, scheduler) as executor:
+        rows = readings.run_readings(config, _progress(False), executor)
+    path = readings.write(rows, Path(out_path))
+    click.echo(f"{runs} runs, {len(rows)} rows -> {path} ({time.perf_counter() - start:.1f} s)")
+    return 0
+
+
 def main(argv=None) -> None:
     """Console entry point: exit 0 / 1 / 2 per the CLI contract, never a traceback on bad input."""
     try:

@@ -16,7 +16,8 @@ Forward pass, sequences X shape=[..., 8, 2]:
 Variants of Y' (GEC §4, §4.2): ``ungated`` Y; ``silu`` Y ⊙ sigma(Y); ``gated`` with gate
 strength alpha Y ⊙ (1 + alpha (sigma(Y W_g + b_g) - 1)); ``gated-sigmoid`` Y ⊙ sigma(Y W_g + b_g)
 (identical in form to ``gated`` at alpha = 1); ``gated-nonsparse``
-Y ⊙ (0.5 + 0.5 sigma(Y W_g + b_g)).  The "attention output mean" whose curvature GEC
+Y ⊙ (0.5 + 0.5 sigma(Y W_g + b_g)).  GEC prints the gate without a bias, sigma(W Y): the
+trainable b_g is a deviation (listed in docs/gating.md; sigma(W Y) is the case b_g = 0).  The "attention output mean" whose curvature GEC
 measures is m(X) = mean_i Y'_i, shape=[..., 64].
 """
 
@@ -73,17 +74,43 @@ def parameter_shapes(variant: Variant) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
-def initial_parameters(variant: Variant, sampler: Sampler) -> dict[str, np.ndarray]:
-    """Seeded initial values (NumPy float64): matrices LeCun-normal (std 1/sqrt(fan_in)),
-    biases 0, the layer-norm scale 1."""
+#: Initialisation schemes (GEC A.5 does not state one; :mod:`readings` runs both).
+#: ``lecun-normal`` (the project's default): matrices N(0, 1/fan_in), biases 0.
+#: ``torch-default``: what ``torch.nn.Linear`` draws (kaiming_uniform with a = sqrt(5)):
+#: matrices and biases U(-1/sqrt(fan_in), 1/sqrt(fan_in)), i.e. weight std 1/sqrt(3 fan_in)
+#: (a factor 1/sqrt(3) below LeCun), bias fan_in that of the matrix it is added to.
+#: Both keep the layer-norm scale 1 and shift 0.
+INIT_SCHEMES = ("lecun-normal", "torch-default")
+#: The fan-in of each bias under ``torch-default`` (the width of the layer's input).
+_BIAS_FAN_IN = {"input_bias": 2, "head1_bias": HIDDEN, "head2_bias": HIDDEN, "gate_bias": HIDDEN}
+
+
+def _uniform(sampler: Sampler, shape: tuple[int, ...], bound: float) -> np.ndarray:
+    """U(-bound, bound) on a 52-bit grid of the seeded integer stream."""
+    grid = 2 ** 52
+    return bound * (2.0 * (sampler.integers(shape, 0, grid - 1) + 0.5) / grid - 1.0)
+
+
+def initial_parameters(variant: Variant, sampler: Sampler,
+                       scheme: str = "lecun-normal") -> dict[str, np.ndarray]:
+    """Seeded initial values (NumPy float64) under ``scheme`` (:data:`INIT_SCHEMES`):
+    ``lecun-normal`` matrices N(0, 1/fan_in), biases 0; ``torch-default`` matrices and
+    biases U(+-1/sqrt(fan_in)); the layer-norm scale 1 and shift 0 in both.  Tensor k (in
+    name order) draws from ``sampler.spawn(k)``."""
+    if scheme not in INIT_SCHEMES:
+        raise BadInput(f"unknown initialisation {scheme!r}; choose one of {', '.join(INIT_SCHEMES)}")
     out = {}
     for index, (name, shape) in enumerate(sorted(parameter_shapes(variant).items())):
         if name == "norm_weight":
             out[name] = np.ones(shape)
-        elif len(shape) == 1:
+        elif name == "norm_bias" or (len(shape) == 1 and scheme == "lecun-normal"):
             out[name] = np.zeros(shape)
-        else:
+        elif len(shape) == 1:
+            out[name] = _uniform(sampler.spawn(index), shape, 1.0 / np.sqrt(_BIAS_FAN_IN[name]))
+        elif scheme == "lecun-normal":
             out[name] = sampler.spawn(index).floats(shape, 1.0 / np.sqrt(shape[0]))
+        else:
+            out[name] = _uniform(sampler.spawn(index), shape, 1.0 / np.sqrt(shape[0]))
     return out
 
 

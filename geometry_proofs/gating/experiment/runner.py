@@ -39,7 +39,7 @@ BOUNDARIES_FILE = RESULTS_FILE.with_name("boundaries.npz")
 #: Points per side of the decision-boundary grid (Fig 3), drawn for the first seed.
 BOUNDARY_GRID = 60
 #: Columns that hold text; every other column is a number ("" for none).
-TEXT_COLUMNS = ("task", "variant", "device")
+TEXT_COLUMNS = ("task", "variant", "device", "init", "layer", "space")
 
 
 def grid_variants(grid: str) -> list[tuple[str, Variant]]:

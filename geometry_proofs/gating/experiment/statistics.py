@@ -4,6 +4,7 @@ bootstrap intervals (resampling runs with replacement)."""
 
 from __future__ import annotations
 
+from statistics import NormalDist
 from typing import Iterable
 
 import numpy as np
@@ -97,3 +98,112 @@ def bootstrap_interval(x: np.ndarray, y: np.ndarray, seed: int, statistic=pearso
     values = values[np.isfinite(values)]
     tail = (1.0 - level) / 2
     return float(np.quantile(values, tail)), float(np.quantile(values, 1.0 - tail))
+
+
+# --------------------------------------------------------------------------------------
+# the reviewer's statistics (issue 27): Fisher-z intervals, the seed-bootstrap trend test
+# --------------------------------------------------------------------------------------
+
+#: Level of the trend interval and of the correlation intervals.
+TREND_LEVEL = 0.95
+#: Family-wise level of the four consecutive-step intervals (Bonferroni: each at
+#: 1 - 0.05 / 4 = 98.75%).
+STEP_FAMILY_LEVEL = 0.95
+
+
+def fisher_interval(r: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Fisher's z interval of a Pearson r over n pairs: tanh(atanh(r) -+ z_q / sqrt(n - 3)),
+    z_q the (1 + level) / 2 normal quantile (bivariate normal, independent pairs); n >= 4."""
+    if n < 4:
+        raise BadInput(f"a Fisher interval needs at least 4 pairs; got {n}")
+    if not np.isfinite(r):
+        return float("nan"), float("nan")
+    z = float(np.arctanh(np.clip(r, -1 + 1e-15, 1 - 1e-15)))
+    half = NormalDist().inv_cdf(0.5 + level / 2) / np.sqrt(n - 3)
+    return float(np.tanh(z - half)), float(np.tanh(z + half))
+
+
+def seed_alpha_matrix(rows: list[dict], name: str, task: str = "curved") -> tuple[list, np.ndarray]:
+    """Column ``name`` of the gated runs of ``task`` as a matrix [seed, alpha] (a seed's runs
+    share its data, so the seeds are the resampling unit): (seeds, shape=[S, 5]).  Every seed
+    needs exactly one run at every alpha."""
+    runs = select(rows, task, "gated")
+    seeds = sorted({r["seed"] for r in runs})
+    matrix = np.full((len(seeds), len(ALPHAS)), np.nan)
+    for r in runs:
+        i, j = seeds.index(r["seed"]), ALPHAS.index(r["alpha"])
+        if not np.isnan(matrix[i, j]):
+            raise BadInput(f"two gated {task} runs at seed {r['seed']}, alpha {r['alpha']}")
+        matrix[i, j] = float(r[name])
+    if not seeds or np.isnan(matrix).any():
+        raise BadInput(f"the trend test needs one gated {task} run at every alpha for every seed")
+    return seeds, matrix
+
+
+def _row_ranks(values: np.ndarray) -> np.ndarray:
+    """Average ranks (1..n) along the last axis, ties averaged, vectorised."""
+    below = (values[..., None, :] < values[..., :, None]).sum(-1)
+    equal = (values[..., None, :] == values[..., :, None]).sum(-1)
+    return below + (equal + 1) / 2.0
+
+
+def _row_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    x = x - x.mean(-1, keepdims=True)
+    y = y - y.mean(-1, keepdims=True)
+    den = np.sqrt((x * x).sum(-1) * (y * y).sum(-1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, (x * y).sum(-1) / np.where(den > 0, den, 1.0), np.nan)
+
+
+def trend_test(matrix: np.ndarray, seed: int, resamples: int = BOOTSTRAP_RESAMPLES) -> dict:
+    """The noise-aware reading of "curvature increases with alpha" (GEC §4.1, Fig 2), on a
+    [seed, alpha] matrix (alphas ascending).
+
+    Statistic: rho = Spearman(alpha, seed-mean at alpha), the trend of Fig 2's curve.
+    Bootstrap over seeds (``resamples`` draws of S seeds with replacement, a seed's five runs
+    kept together, from ``Sampler(seed).spawn(425)``): the 95% percentile interval of rho, and
+    for each step alpha_k -> alpha_(k+1) the percentile interval of the mean paired
+    difference at 1 - 0.05/4 (Bonferroni over the four steps).
+
+    Rule (fixed before the results were read): the trend holds iff the rho interval lies
+    above 0 (a rising trend beyond the seed noise) and no step's interval lies entirely
+    below 0 (no significant fall).  With one seed the intervals collapse to the point
+    values (strict monotonicity).
+    """
+    matrix = np.asarray(matrix, float)
+    seeds, steps = matrix.shape[0], matrix.shape[1] - 1
+    alphas = np.arange(matrix.shape[1], dtype=float)
+    means = matrix.mean(axis=0)
+    rho = float(_row_pearson(_row_ranks(alphas), _row_ranks(means)))
+    draws = Sampler(seed).spawn(425).integers((resamples, seeds), 0, seeds - 1)
+    boot = matrix[draws].mean(axis=1)                                   # [R, A]
+    rhos = _row_pearson(_row_ranks(alphas)[None], _row_ranks(boot))
+    rhos = rhos[np.isfinite(rhos)]
+    tail = (1 - TREND_LEVEL) / 2
+    rho_ci = (float(np.quantile(rhos, tail)), float(np.quantile(rhos, 1 - tail)))
+    diffs = np.diff(matrix, axis=1)                                     # [S, A-1]
+    boot_diffs = diffs[draws].mean(axis=1)                              # [R, A-1]
+    step_tail = (1 - STEP_FAMILY_LEVEL) / (2 * steps)
+    step_ci = [(float(np.quantile(boot_diffs[:, k], step_tail)),
+                float(np.quantile(boot_diffs[:, k], 1 - step_tail))) for k in range(steps)]
+    falls = [k for k, (_, high) in enumerate(step_ci) if high < 0]
+    return {"means": [float(m) for m in means], "rho": rho, "rho_ci": list(rho_ci),
+            "step_mean_differences": [float(d) for d in diffs.mean(axis=0)],
+            "step_ci": [list(ci) for ci in step_ci], "significant_falls": falls,
+            "holds": bool(rho_ci[0] > 0 and not falls), "seeds": seeds,
+            "resamples": resamples, "step_level": 1 - (1 - STEP_FAMILY_LEVEL) / steps}
+
+
+def correlation_readings(runs: list[dict], name: str) -> dict:
+    """Pearson r(curvature ``name``, accuracy) over the gated runs two ways (GEC §4.1, Fig 4,
+    "across gate strengths"): ``alpha-means``, the five (seed-mean curvature, seed-mean
+    accuracy) points; ``runs``, every run.  Each with its 95% Fisher-z interval."""
+    out = {}
+    x, y = column(runs, name), column(runs, "accuracy")
+    alphas = sorted({r["alpha"] for r in runs})
+    mx = np.array([x[[r["alpha"] == a for r in runs]].mean() for a in alphas])
+    my = np.array([y[[r["alpha"] == a for r in runs]].mean() for a in alphas])
+    for key, (u, v) in (("alpha-means", (mx, my)), ("runs", (x, y))):
+        r = pearson(u, v)
+        out[key] = {"pearson_r": r, "fisher_95": list(fisher_interval(r, len(u))), "n": len(u)}
+    return out

@@ -49,6 +49,8 @@ class RunSpec:
     directions: int = proxy.DIRECTIONS
     boundary_grid: int = 0
     device: str = "cpu"
+    #: the initialisation scheme (:data:`model.INIT_SCHEMES`; not part of the CSV row)
+    init: str = "lecun-normal"
 
     def key(self) -> tuple[int, int, int, int]:
         """The (task, variant, alpha, seed) key of the run's random streams."""
@@ -66,6 +68,9 @@ class RunSpec:
                 raise BadInput(f"{name.replace('_', '-')} must be positive; got {getattr(self, name)}")
         if self.seed < 0:
             raise BadInput(f"seeds must be non-negative; got {self.seed}")
+        if self.init not in model.INIT_SCHEMES:
+            raise BadInput(f"unknown initialisation {self.init!r}; choose one of "
+                           f"{', '.join(model.INIT_SCHEMES)}")
 
 
 @dataclass
@@ -89,7 +94,7 @@ def _summary(prefix: str, values: np.ndarray) -> dict[str, float]:
 def train_parameters(spec: RunSpec, train: data_mod.Dataset, torch: Any) -> tuple[dict, float]:
     """AdamW training in float32; returns the trained tensors and the last epoch's mean loss."""
     sampler = _run_sampler(spec)
-    params = model.to_tensors(model.initial_parameters(spec.variant, sampler.spawn(0)), torch,
+    params = model.to_tensors(model.initial_parameters(spec.variant, sampler.spawn(0), spec.init), torch,
                               spec.device, torch.float32, trainable=True)
     optimiser = torch.optim.AdamW(list(params.values()), lr=spec.learning_rate,
                                   weight_decay=spec.weight_decay)
