@@ -30,7 +30,7 @@ init only) repeated on its four rows.  The lecun-normal / block / sequence rows 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -201,12 +201,6 @@ def readings_present(rows: list[dict]) -> list[tuple[str, str, str]]:
     if unknown:
         raise BadInput(f"unknown readings in the table: {sorted(unknown)}")
     return [k for k in order if k in have]
-
-
-def tiny_config(**changes) -> ReadingsConfig:
-    """A seconds-long configuration for tests."""
-    return replace(ReadingsConfig(seeds=(0,), epochs=1, train_size=256, test_size=64, centres=8),
-                   **changes)
 
 
 def write(rows: list[dict], path: Path) -> Path:
