@@ -315,7 +315,7 @@ def errata(source, fmt, cert_dir, workers, scheduler):
             verdicts = executor.map(_errata_task, jobs, names=[job.filename for job in jobs],
                                     label="errata", progress=_progress(fmt == "json"))
         origin = "every claim re-run at its paper examples"
-    click.echo(render_errata(errata_rows(verdicts), fmt, len(claims), len(verdicts), origin))
+    click.echo(render_errata(errata_rows(verdicts), fmt, len(claims), len(verdicts), origin).rstrip("\n"))
     return 0
 
 

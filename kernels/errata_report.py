@@ -67,7 +67,7 @@ def errata_rows(verdicts: Iterable[dict]) -> list[ErrataRow]:
                             location=erratum["location"], kind=erratum["kind"],
                             printed=erratum["printed"], correct=erratum.get("correct", ""),
                             check=erratum.get("check", ""), witness=verdict.get("summary", ""),
-                            params={k: v for k, v in (verdict.get("params") or {}).items()
+                            params={k: v for k, v in sorted((verdict.get("params") or {}).items())
                                     if v is not None},
                             claim=verdict.get("claim", ""), status=verdict.get("status", ""))
             if row.key in rows:

@@ -201,3 +201,14 @@ def test_a_misnomer_is_attached_to_a_verdict_that_holds():
     assert not ErrorKind.MISNOMER.refutes
     with pytest.raises(AssertionError):
         Erratum(ErrorKind.MISNOMER, "x", "a name")          # says what the object is
+
+
+def test_re_run_and_certificates_give_the_same_report(run_cli):
+    """`attngeom errata` re-runs the claims; with --certificates it reads their verdicts:
+    the tables agree (numbers masked) apart from the line that says where they came from."""
+    tables = []
+    for extra in ((), ("--certificates", str(ROOT / "certificates"))):
+        code, out, err = run_cli("errata", "--source", "HMK", "--format", "markdown", *extra)
+        assert code == 0, err
+        tables.append([mask_numbers(line) for line in out.splitlines() if "verdicts of" not in line])
+    assert tables[0] == tables[1] and any("`dimension-deep`" in line for line in tables[0])
