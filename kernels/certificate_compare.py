@@ -15,9 +15,10 @@ Rules, by the re-run's kind of each value:
 * **bound**: the re-run's value, and the certificate's own, meet the bound
   (``value <= limit``, say); the two values are not compared.
 * **measured**: not compared.
-* the **summary** and the texts of the **errata** (:mod:`kernels.erratum`) are compared
-  as text with every number masked: their numbers render evidence that is compared by
-  kind above (an erratum's kind is compared exactly).
+* the **summary** (the verdict's and every sub-verdict's in ``evidence.parts``) and the
+  texts of the **errata** (:mod:`kernels.erratum`) are compared as text with every number
+  masked: their numbers render evidence that is compared by kind above (an erratum's kind
+  is compared exactly).
 
 Each mismatch is one line naming the field, both values and the rule used.
 """
@@ -104,6 +105,11 @@ class Comparison:
 
     def _value(self, stored: Any, fresh: Any, path: str, scale: float | None) -> None:
         where = f"verdict.{path}"
+        if path.endswith(".summary") and isinstance(stored, str) and isinstance(fresh, str):
+            if mask_numbers(stored) != mask_numbers(fresh):     # a sub-verdict's summary
+                self.problems.append(f"{where}: certificate {shown(stored)}, re-run "
+                                     f"{shown(fresh)} (text, numbers masked)")
+            return
         spec = self.fields.get(path)
         if isinstance(spec, dict) and spec.get("kind") == "measured":
             return

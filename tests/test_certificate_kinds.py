@@ -80,6 +80,13 @@ def test_summaries_compare_as_text_with_numbers_masked():
     assert mask_numbers("error 1.2e-10 at 3 of 5 points") == "error # at # of # points"
     assert not _compare("largest 1.5e-10", "largest 4e-10", name="summary")
     assert _compare("holds at 3 points", "fails at 3 points", name="summary")
+    # a sub-verdict's summary, and an erratum's texts, alike; an erratum's kind exactly
+    part = lambda text: {"parts": {"a": {"status": "consistent", "summary": text}}}
+    assert not _compare(part("at most 3.2e-15"), part("at most 2.5e-15"), name="evidence")
+    assert _compare(part("holds"), part("fails"), name="evidence")
+    erratum = lambda kind, text: [{"kind": kind, "location": "eq (2)", "printed": text}]
+    assert not _compare(erratum("convention", "5.76"), erratum("convention", "5.77"), name="errata")
+    assert _compare(erratum("convention", "x"), erratum("false-statement", "x"), name="errata")
 
 
 # -- certificates ---------------------------------------------------------------------------

@@ -251,7 +251,8 @@ def test_mutation_einstein(monkeypatch):
 def test_einstein_misnomer_is_recorded_not_refuted(monkeypatch):
     ex = EinsteinMidpointClaim.examples[0]
     verdict = verify(by_id("einstein-midpoint-shortcut"), ex)
-    assert verdict.status.value == "consistent" and not verdict.errata
+    assert verdict.status.value == "consistent" and verdict.error_kind is None
+    assert [e.kind.value for e in verdict.errata] == ["misnomer"]
     naming = verdict.evidence["parts"]["naming"]
     assert naming["distance_step_midpoint"] > 1e-3       # two different points
     # the one-step reading replaced by v_1 (no step at all): not a stand-in, refuted
