@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-import cli
+from attngeom import cli
 
 
 @pytest.fixture
@@ -22,7 +22,7 @@ def run_cli(capsys):
 
 def cuda_available(backend: str = "torch") -> bool:
     try:
-        from kernels.backend import get_backend
+        from attngeom.kernels.backend import get_backend
         get_backend(backend, "cuda")
         return True
     except Exception:

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-import cli
-from kernels.certificates import (CERTIFICATE_FIELDS, FORMAT_VERSION, VERDICT_FIELDS,
+from attngeom import cli
+from attngeom.kernels.certificates import (CERTIFICATE_FIELDS, FORMAT_VERSION, VERDICT_FIELDS,
                                   check_certificate, write_certificate)
-from kernels.claim import CheckContext
+from attngeom.kernels.claim import CheckContext
 
 REPO = Path(__file__).resolve().parent.parent
 

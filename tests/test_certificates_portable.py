@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parent.parent
 #: (OPENBLAS_CORETYPE, the CPU flag it needs, BLAS threads, worker processes, the other
 #: libraries' kernels): Sandybridge runs in one process with two BLAS threads; Haswell and
 #: Prescott in two worker processes with one thread each (workers always start with one:
-#: kernels.executor).
+#: attngeom.kernels.executor).
 CONFIGURATIONS = [
     ("Haswell", "avx2", 1, 2, {"NPY_DISABLE_CPU_FEATURES": "X86_V4",
                                "ATEN_CPU_CAPABILITY": "avx2"}),
@@ -67,7 +67,7 @@ def test_committed_suite_checks_out_under_kernel_configuration(coretype, flag, t
                     f"the suite runs under that kernel only")
     junit = tmp_path / f"{coretype}.xml"
     env = {**os.environ, "OPENBLAS_CORETYPE": coretype, **kernels}
-    command = [sys.executable, "-m", "cli", "--threads", str(threads), "check-certificates",
+    command = [sys.executable, "-m", "attngeom", "--threads", str(threads), "check-certificates",
                str(REPO / "certificates"), "--workers", str(workers), "--junit", str(junit)]
     run = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=1200)
     failing = [line for line in run.stdout.splitlines() if not line.startswith("ok ")]

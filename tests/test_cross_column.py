@@ -9,16 +9,16 @@ import numpy as np
 import pytest
 import sympy
 
-from kernels.claim import CheckContext
-from kernels.primefield import rank_mod_p
-from kernels.verdict import Status
-from lightning_alg.claims import REGISTRY
-from lightning_alg.claims import cross_column as claims_module
-from lightning_alg.claims import cross_cubic as cross_cubic_claims
-from lightning_alg.claims import syzygy as syzygy_claims
-from lightning_alg.claims.base import coordinates_of
-from lightning_alg.coordinates import CoordinateSystem
-from lightning_alg.invariants import coordinate_matrices, cross_cubic, cross_row, low_rank, syzygy
+from attngeom.kernels.claim import CheckContext
+from attngeom.kernels.primefield import rank_mod_p
+from attngeom.kernels.verdict import Status
+from attngeom.lightning_alg.claims import REGISTRY
+from attngeom.lightning_alg.claims import cross_column as claims_module
+from attngeom.lightning_alg.claims import cross_cubic as cross_cubic_claims
+from attngeom.lightning_alg.claims import syzygy as syzygy_claims
+from attngeom.lightning_alg.claims.base import coordinates_of
+from attngeom.lightning_alg.coordinates import CoordinateSystem
+from attngeom.lightning_alg.invariants import coordinate_matrices, cross_cubic, cross_row, low_rank, syzygy
 
 CROSS_CUBIC, LOW_RANK, SYZYGY, CROSS_ROW, ENTRIES = (
     REGISTRY.get(c) for c in ("cross-cubic", "low-rank", "syzygy", "cross-row", "flattening-entries"))
@@ -182,7 +182,7 @@ def test_example_26_matrix_entry_for_entry(run_cli):
     shown = json.loads(out)[0]
     assert code == 0 and shown["name"] == "F_{2,1}" and len(shown["entries"]) == 6
     coords = CoordinateSystem(3, 2)
-    from lightning_alg.polynomial_io import parse_polynomial
+    from attngeom.lightning_alg.polynomial_io import parse_polynomial
     parsed = [[coords.labels[coords.symbol_index[parse_polynomial(e, coords)]] for e in row]
               for row in shown["entries"]]
     assert parsed == low_rank.example_26_labels()
@@ -389,7 +389,7 @@ def test_members_are_nonzero_and_controls_are_not_vanishing():
     assert all(poly != 0 for poly in family.expand(coords))
     zero = coordinate_matrices.MinorCombinationFamily(
         "zero", coords, np.full((1, 1, 2, 2), len(coords)), np.ones((1, 1)), [{}])
-    from lightning_alg.invariants.structured import check_nontrivial
+    from attngeom.lightning_alg.invariants.structured import check_nontrivial
     assert check_nontrivial(zero, coords, CheckContext()).status is Status.REFUTED
 
 
@@ -476,7 +476,7 @@ def test_nonsingular_submatrix_mod_p():
 
 
 def test_sampled_indices_are_distinct_and_seeded():
-    from kernels.sampling import Sampler
+    from attngeom.kernels.sampling import Sampler
     draw = lambda s: (lambda: coordinate_matrices.random_subset(s, 10, 3))
     first, sampled = coordinate_matrices.sampled_indices(lambda: iter(()), 120, 20, draw(Sampler(4)))
     again, _ = coordinate_matrices.sampled_indices(lambda: iter(()), 120, 20, draw(Sampler(4)))
@@ -490,10 +490,10 @@ def test_family_evaluation_matches_expansion():
     family = SYZYGY.family(SYZYGY.resolve({"d": 3, "t": 2}), coords, range(10))
     rng = np.random.default_rng(1)
     y = rng.integers(0, P, size=(1, len(coords)))
-    from lightning_alg.invariants.structured import ModPArithmetic, Point, padded
+    from attngeom.lightning_alg.invariants.structured import ModPArithmetic, Point, padded
     point = Point(padded(y))
     values = next(family.chunks(point, ModPArithmetic(P)))[1][0]
-    from kernels.polyeval import compile_polynomials
+    from attngeom.kernels.polyeval import compile_polynomials
     compiled = compile_polynomials(family.expand(coords), coords.symbol_index)
     assert list(values) == list(compiled.evaluate_mod_p(y, P)[0])
 

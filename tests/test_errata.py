@@ -1,5 +1,5 @@
-"""The kinds of refutation (kernels/erratum.py), how claims earn them, and the errata report
-(kernels/errata_report.py, `attngeom errata`, docs/errata.md)."""
+"""The kinds of refutation (attngeom/kernels/erratum.py), how claims earn them, and the errata report
+(attngeom/kernels/errata_report.py, `attngeom errata`, docs/errata.md)."""
 
 from __future__ import annotations
 
@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-import cli
-from geometry_proofs.gauge import dirac
-from geometry_proofs.gauge import gradients as G
-from kernels.certificate_compare import mask_numbers
-from kernels.claim import CheckContext
-from kernels.errata_report import errata_rows, render
-from kernels.erratum import Erratum, ErrorKind
-from kernels.verdict import Status, combine, consistent, refuted, with_erratum
-from kernels.verdict_format import format_verdict, verdict_line
-from lightning_alg.hmk import dimension as hmk_dimension
+from attngeom import cli
+from attngeom.geometry_proofs.gauge import dirac
+from attngeom.geometry_proofs.gauge import gradients as G
+from attngeom.kernels.certificate_compare import mask_numbers
+from attngeom.kernels.claim import CheckContext
+from attngeom.kernels.errata_report import errata_rows, render
+from attngeom.kernels.erratum import Erratum, ErrorKind
+from attngeom.kernels.verdict import Status, combine, consistent, refuted, with_erratum
+from attngeom.kernels.verdict_format import format_verdict, verdict_line
+from attngeom.lightning_alg.hmk import dimension as hmk_dimension
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -116,7 +116,7 @@ def test_hmk_eq14_is_a_misprint_only_while_the_corrected_formula_is_the_rank(mon
     verdict = verify("dimension-deep", d="4,2,3", a="2,2", t=3)
     assert [e.location for e in verdict.errata] == ["HMK eq (14)", "HMK eq (5)"]
     assert verdict.error_kind is ErrorKind.MISPRINTED_FORMULA
-    import lightning_alg.claims.hmk as hmk_claims
+    import attngeom.lightning_alg.claims.hmk as hmk_claims
     monkeypatch.setattr(hmk_claims, "deep_dimension_corrected",
                         lambda arch, delta: hmk_dimension.deep_dimension_corrected(arch, delta) + 1)
     assert verify("dimension-deep", d="4,2,3", a="2,2", t=3).error_kind is ErrorKind.FALSE_STATEMENT

@@ -1,4 +1,4 @@
-"""kernels.executor and the commands that use it (issue 18): the same results in this
+"""attngeom.kernels.executor and the commands that use it (issue 18): the same results in this
 process, in 2 local worker processes and on an in-process Dask LocalCluster; one
 progress bar; failures named; certificates written atomically and skipped when up to
 date; bad --workers / --scheduler input.
@@ -16,12 +16,12 @@ import sys
 
 import pytest
 
-from kernels import atomic_files
-from kernels import executor as executor_module
-from kernels.atomic_files import write_text_atomically
-from kernels.claim import CheckContext
-from kernels.errors import BadInput
-from kernels.executor import TaskFailed, make_executor
+from attngeom.kernels import atomic_files
+from attngeom.kernels import executor as executor_module
+from attngeom.kernels.atomic_files import write_text_atomically
+from attngeom.kernels.claim import CheckContext
+from attngeom.kernels.errors import BadInput
+from attngeom.kernels.executor import TaskFailed, make_executor
 
 #: Cheap claims covering proved / verified (F_p points) / consistent (floats, torch).
 SUITE_CLAIMS = "linear,exp-log-inverse,gt-kl-attention,gec-ablation-ordering"
@@ -204,7 +204,7 @@ def test_certify_and_check_certificates_are_the_same_everywhere(run_cli, tmp_pat
 
 @_places()
 def test_figure3_points_are_the_same_everywhere(place):
-    from lightning_alg.hmk.figure3 import figure3_rows
+    from attngeom.lightning_alg.hmk.figure3 import figure3_rows
     _, executor, _ = place
     progress = _RecordingProgress()
     rows = figure3_rows(CheckContext(seed=0, progress=progress), deltas=(3, 4),
@@ -241,7 +241,7 @@ def test_ideal_is_the_same_everywhere(run_cli, tmp_path, place):
 
 @_places("dask")       # serial against 2 local workers: test_gec_experiment.py
 def test_gec_runs_are_the_same_everywhere(place):
-    from geometry_proofs.gating.experiment import runner, train
+    from attngeom.geometry_proofs.gating.experiment import runner, train
     _, executor, _ = place
     config = runner.ExperimentConfig(task="ablation", seeds=(0,), epochs=1, train_size=256,
                                      test_size=64, centres=8, boundary_grid=6)
@@ -255,7 +255,7 @@ def test_gec_runs_are_the_same_everywhere(place):
 
 
 def test_gec_command_on_the_cluster(run_cli, tmp_path, cluster):
-    from geometry_proofs.gating.experiment import train
+    from attngeom.geometry_proofs.gating.experiment import train
     args = ("experiment", "gec", "--task", "ablation", "--seeds", "0", "--epochs", "1",
             "--centres", "1", "--json")
     tables = []
@@ -272,7 +272,7 @@ def test_gec_command_on_the_cluster(run_cli, tmp_path, cluster):
 # -- failures: named, nothing half-written, a rerun skips what is done --------------------------
 
 def test_a_failing_claim_is_named_and_finished_certificates_stay(run_cli, tmp_path, monkeypatch):
-    import cli
+    from attngeom import cli
     check = type(cli.REGISTRY.get("linear")).check
     monkeypatch.setattr(type(cli.REGISTRY.get("linear")), "check", lambda self, method, params,
                         context: 1 / 0 if params["d"] == 6 else check(self, method, params, context))

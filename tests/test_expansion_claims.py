@@ -2,11 +2,11 @@
 
 import pytest
 
-from kernels.verdict import Status
-from lightning_alg.claims import REGISTRY
-from lightning_alg import coordinates as coordinates_module
-from lightning_alg import labels as labels_module
-from lightning_alg.parametrization import Parametrization
+from attngeom.kernels.verdict import Status
+from attngeom.lightning_alg.claims import REGISTRY
+from attngeom.lightning_alg import coordinates as coordinates_module
+from attngeom.lightning_alg import labels as labels_module
+from attngeom.lightning_alg.parametrization import Parametrization
 
 COUNT = REGISTRY.get("monomial-count")
 COEFFICIENTS = REGISTRY.get("coefficients")
@@ -27,7 +27,7 @@ def test_coefficient_formulas(d, t, dprime):
 
 
 def test_mutation_wrong_prop5_formula_is_refuted(monkeypatch):
-    monkeypatch.setattr("lightning_alg.claims.expansion_claims.prop5_total_formula",
+    monkeypatch.setattr("attngeom.lightning_alg.claims.expansion_claims.prop5_total_formula",
                         lambda d, t: coordinates_module.prop5_total_formula(d, t) + 1)
     v = COUNT.verify({"d": 2, "t": 2})
     assert v.status is Status.REFUTED and v.counterexample["problems"][0]["prop"] == "Prop 5 (total)"

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import cli
+from attngeom import cli
 
 CANARY = "CANARY"
 #: Seconds one case may take (the CLI's own work on the cheap sizes below is < 1 s).

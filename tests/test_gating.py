@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 import sympy
 
-from geometry_proofs import riemann
-from geometry_proofs.gating import attention, depth, flatness, gates
-from geometry_proofs.claims import REGISTRY
-from kernels.certificates import split_example
-from kernels.claim import CheckContext
-from kernels.verdict_format import format_verdict
+from attngeom.geometry_proofs import riemann
+from attngeom.geometry_proofs.gating import attention, depth, flatness, gates
+from attngeom.geometry_proofs.claims import REGISTRY
+from attngeom.kernels.certificates import split_example
+from attngeom.kernels.claim import CheckContext
+from attngeom.kernels.verdict_format import format_verdict
 
 CLAIM_IDS = ("ungated-flat", "curvature-lower-bound", "gating-second-derivative", "gated-sphere",
              "graph-curvature", "depth-amplification", "vector-graph-curvature",
@@ -59,7 +59,7 @@ def test_ungated_flat_mutation_curved_mean_is_refuted(monkeypatch):
 
 
 def _riemann_with(sign_of_products, sign_of_derivatives=1):
-    """R^r_smn of geometry_proofs.riemann with its Gamma Gamma (or d Gamma) terms re-signed."""
+    """R^r_smn of attngeom.geometry_proofs.riemann with its Gamma Gamma (or d Gamma) terms re-signed."""
     def upper(self):
         d, G, x, simplify = self.dim, self._second, self.coords, self.simplify
         return [[[[simplify(sign_of_derivatives * (sympy.diff(G[r][n][s], x[m])

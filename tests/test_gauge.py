@@ -8,18 +8,18 @@ import json
 import numpy as np
 import pytest
 
-from geometry_proofs.claims import REGISTRY
-from geometry_proofs.gauge import gradients as G
-from geometry_proofs.gauge import natural_gradient as NG
-from geometry_proofs.gauge import retraction as RT
-from geometry_proofs.gauge import belief_claims, transport_claims, vacuum as V
-from geometry_proofs.gauge import free_energy as FE
-from geometry_proofs.gauge import attention_gradient_claims, vacuum_claims
-from geometry_proofs.gauge.autodiff import finite_difference_gradient, gradient, relative_error
-from geometry_proofs.gauge.free_energy import free_energy, sample_system
-from kernels.backend import get_backend
-from kernels.claim import CheckContext
-from kernels.sampling import Sampler
+from attngeom.geometry_proofs.claims import REGISTRY
+from attngeom.geometry_proofs.gauge import gradients as G
+from attngeom.geometry_proofs.gauge import natural_gradient as NG
+from attngeom.geometry_proofs.gauge import retraction as RT
+from attngeom.geometry_proofs.gauge import belief_claims, transport_claims, vacuum as V
+from attngeom.geometry_proofs.gauge import free_energy as FE
+from attngeom.geometry_proofs.gauge import attention_gradient_claims, vacuum_claims
+from attngeom.geometry_proofs.gauge.autodiff import finite_difference_gradient, gradient, relative_error
+from attngeom.geometry_proofs.gauge.free_energy import free_energy, sample_system
+from attngeom.kernels.backend import get_backend
+from attngeom.kernels.claim import CheckContext
+from attngeom.kernels.sampling import Sampler
 
 #: claim id -> {variant or None: (status of the symbolic check, status of the numeric check)}
 EXPECTED = {

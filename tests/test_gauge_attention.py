@@ -1,4 +1,4 @@
-"""GT KL attention (issue 14): the kernel of kernels.kl_attention (direct vs structured on
+"""GT KL attention (issue 14): the kernel of attngeom.kernels.kl_attention (direct vs structured on
 numpy / torch / jax, differentiability, bad input), the Dirac-limit, counts and holonomy
 claims with their mutation tests, and `attngeom benchmark gauge-attention`."""
 
@@ -11,18 +11,18 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from geometry_proofs.claims import REGISTRY
-from geometry_proofs.gauge import counts, dirac, holonomy_claims
-from geometry_proofs.gauge.attention_benchmark import BenchmarkConfig, run_benchmark
-from kernels import kl_attention as kla
-from kernels.backend import get_backend
-from kernels.claim import CheckContext
-from kernels.errors import BadInput
-from kernels.kl_attention import (block_diagonal, check_attention_inputs, frame_exp, gaussian_kl,
+from attngeom.geometry_proofs.claims import REGISTRY
+from attngeom.geometry_proofs.gauge import counts, dirac, holonomy_claims
+from attngeom.geometry_proofs.gauge.attention_benchmark import BenchmarkConfig, run_benchmark
+from attngeom.kernels import kl_attention as kla
+from attngeom.kernels.backend import get_backend
+from attngeom.kernels.claim import CheckContext
+from attngeom.kernels.errors import BadInput
+from attngeom.kernels.kl_attention import (block_diagonal, check_attention_inputs, frame_exp, gaussian_kl,
                                   gaussian_kl_diagonal, kl_attention_direct, kl_attention_structured,
                                   multihead_transport, skew, so_basis, so_dimension, split_heads,
                                   transport)
-from kernels.sampling import Sampler
+from attngeom.kernels.sampling import Sampler
 
 BACKENDS = ("numpy", "torch", "jax")
 
@@ -148,7 +148,7 @@ def test_direct_and_structured_agree(backend, diagonal, shared):
 @pytest.mark.parametrize("backend", ["torch", "jax"])
 @pytest.mark.parametrize("diagonal", [False, True])
 def test_structured_kernel_is_differentiable(backend, diagonal):
-    from geometry_proofs.gauge.autodiff import gradient
+    from attngeom.geometry_proofs.gauge.autodiff import gradient
     be = get_backend(backend)
     mu, sigma, variances, _ = _system(batch=1, heads=2, tokens=4, n=3)
     covariance = variances if diagonal else sigma
@@ -351,7 +351,7 @@ def test_cli_claims(run_cli):
 
 
 def test_witness_is_stable_under_rounding_ties():
-    from geometry_proofs.gauge.claim_base import worst_row
+    from attngeom.geometry_proofs.gauge.claim_base import worst_row
     rows = [{"error": 0.1839683235296566, "at": 0}, {"error": 0.1839683235296569, "at": 1},
             {"error": 0.01, "at": 2}]
     assert worst_row(rows)["at"] == 0                    # a rounding-level tie: the first row

@@ -1,4 +1,4 @@
-"""GEC §4 / App. A.2-A.5: the training experiment (geometry_proofs.gating.experiment).
+"""GEC §4 / App. A.2-A.5: the training experiment (attngeom.geometry_proofs.gating.experiment).
 
 The 1-seed 2-epoch experiment through the CLI, workers-independence of the rows, the
 proxy and the invariant curvature on known maps, the claims' verdicts on the committed
@@ -13,13 +13,13 @@ import time
 import numpy as np
 import pytest
 
-from geometry_proofs.gating.experiment import invariant, model, proxy, readings, runner, train
-from geometry_proofs.gating.experiment import statistics as st
-from geometry_proofs.gating.experiment.claims import CLAIMS, PAPER_R
-from kernels.backend import get_backend
-from kernels.claim import CheckContext
-from kernels.erratum import ErrorKind
-from kernels.sampling import Sampler
+from attngeom.geometry_proofs.gating.experiment import invariant, model, proxy, readings, runner, train
+from attngeom.geometry_proofs.gating.experiment import statistics as st
+from attngeom.geometry_proofs.gating.experiment.claims import CLAIMS, PAPER_R
+from attngeom.kernels.backend import get_backend
+from attngeom.kernels.claim import CheckContext
+from attngeom.kernels.erratum import ErrorKind
+from attngeom.kernels.sampling import Sampler
 
 CLAIM = {claim.id: claim for claim in CLAIMS}
 TINY = dict(train_size=256, test_size=64, centres=8, boundary_grid=6)

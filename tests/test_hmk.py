@@ -5,23 +5,23 @@ import json
 import numpy as np
 import pytest
 
-import kernels.jacobian as jac
-import lightning_alg.claims.hmk as hmk
-import lightning_alg.claims.hmk_deep_fibres as hmk_deep_fibres
-import lightning_alg.claims.hmk_fibres as hmk_fibres
-import lightning_alg.hmk.dimension as dimension
-from kernels.claim import CheckContext
-from kernels.errors import BadInput
-from kernels.jacobian import jacobian_mod_p
-from kernels.primefield import rank_mod_p
-from kernels.sampling import DEFAULT_PRIME
-from lightning_alg.claims import REGISTRY
-from lightning_alg.hmk.dimension import (Architecture, architecture, deep_dimension_corrected,
+import attngeom.kernels.jacobian as jac
+import attngeom.lightning_alg.claims.hmk as hmk
+import attngeom.lightning_alg.claims.hmk_deep_fibres as hmk_deep_fibres
+import attngeom.lightning_alg.claims.hmk_fibres as hmk_fibres
+import attngeom.lightning_alg.hmk.dimension as dimension
+from attngeom.kernels.claim import CheckContext
+from attngeom.kernels.errors import BadInput
+from attngeom.kernels.jacobian import jacobian_mod_p
+from attngeom.kernels.primefield import rank_mod_p
+from attngeom.kernels.sampling import DEFAULT_PRIME
+from attngeom.lightning_alg.claims import REGISTRY
+from attngeom.lightning_alg.hmk.dimension import (Architecture, architecture, deep_dimension_corrected,
                                      deep_dimension_printed, eq5_parameters_printed,
                                      parameter_space_dimension, single_layer_dimension,
                                      softmax_dimension_printed)
-from lightning_alg.model import lightning_attention, softmax_attention
-from lightning_alg.hmk.virtual_weights import adic_factor, unrolled_factors
+from attngeom.lightning_alg.model import lightning_attention, softmax_attention
+from attngeom.lightning_alg.hmk.virtual_weights import adic_factor, unrolled_factors
 
 P = DEFAULT_PRIME
 
@@ -91,8 +91,8 @@ def test_matmul_fibre_verified_and_not_applicable_for_a_above_d():
 
 
 def test_matmul_fibre_mutations(monkeypatch):
-    from lightning_alg.hmk.fibres import inverse_mod_p
-    from kernels.primefield import matmul_mod_p
+    from attngeom.lightning_alg.hmk.fibres import inverse_mod_p
+    from attngeom.kernels.primefield import matmul_mod_p
 
     def wrong_action(Q, K, C, prime):     # C^{-1} where the lemma has C^{-T}
         return matmul_mod_p(inverse_mod_p(C, prime), Q, prime), matmul_mod_p(C, K, prime)
@@ -124,7 +124,7 @@ def test_fibre_single_layer_mutation_of_the_model(monkeypatch, method):
 
 
 def test_fibre_single_layer_mutation_of_the_swap(monkeypatch):
-    from lightning_alg.hmk.fibres import outer_mod_p
+    from attngeom.lightning_alg.hmk.fibres import outer_mod_p
     monkeypatch.setattr(hmk_fibres, "rank_one_swap", lambda k, q, h, v, p: (
         (outer_mod_p(k, q, p), outer_mod_p(h, v, p)), (outer_mod_p(v, q, p), outer_mod_p(h, v, p))))
     verdict = verify("fibre-single-layer", "exact", d=3, dprime=2, t=2)
@@ -186,7 +186,7 @@ def test_singular_locus_refutes_lemma_a3_as_printed_and_checks_the_rest():
 
 
 def test_singular_locus_mutation(monkeypatch):
-    from lightning_alg.hmk.fibres import outer_mod_p
+    from attngeom.lightning_alg.hmk.fibres import outer_mod_p
     # (p⊗q, +h⊗p) is not in the kernel at the critical points
     monkeypatch.setattr(hmk_fibres, "critical_kernel_vector", lambda q, h, p_, prime: np.concatenate(
         [outer_mod_p(p_, q, prime).ravel(), outer_mod_p(h, p_, prime).ravel()]))
@@ -232,7 +232,7 @@ def test_fibre_deep_verified():
 
 
 def test_fibre_deep_mutations(monkeypatch):
-    from lightning_alg.hmk.virtual_weights import _product
+    from attngeom.lightning_alg.hmk.virtual_weights import _product
     # drop the D_i of eq (10): the degrees of eq (13) no longer match
     monkeypatch.setattr(hmk_deep_fibres, "recursion_output", lambda Ms, L, X: L @ X @ _product(
         [X.T @ M @ X for M in reversed(Ms)]))
@@ -392,7 +392,7 @@ def test_cli_figure3_writes_the_png(run_cli, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_figure3_is_right_at_other_seeds(seed):
-    from lightning_alg.hmk.figure3 import figure3_rows, rows_are_right
+    from attngeom.lightning_alg.hmk.figure3 import figure3_rows, rows_are_right
     assert rows_are_right(figure3_rows(CheckContext(seed=seed)))
 
 

@@ -6,24 +6,24 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from geometry_proofs.hyperbolic import (
+from attngeom.geometry_proofs.hyperbolic import (
     attention, cost, frechet, gram, layers, lorentz, poincare, products, tangent_error, volume)
-from geometry_proofs.hyperbolic import frechet_claims, volume_claims
-from geometry_proofs.hyperbolic.cost_claims import CostClaim
-from geometry_proofs.hyperbolic.frechet_claims import (
+from attngeom.geometry_proofs.hyperbolic import frechet_claims, volume_claims
+from attngeom.geometry_proofs.hyperbolic.cost_claims import CostClaim
+from attngeom.geometry_proofs.hyperbolic.frechet_claims import (
     EinsteinMidpointClaim, FrechetAlgorithmClaim, GyroAttentionWeightsClaim)
-from geometry_proofs.hyperbolic.geometry_claims import (
+from attngeom.geometry_proofs.hyperbolic.geometry_claims import (
     ClippingClaim, ExpLogClaim, GeodesicDistanceClaim, GyrogroupClaim, LorentzIsometryClaim, ParallelTransportClaim,
     PoincareCurvatureClaim)
-from geometry_proofs.hyperbolic.layers_claims import GeodesicResidualClaim, RiemannianNormClaim, RiemannianSGDClaim
-from geometry_proofs.hyperbolic.products_claims import ProductManifoldClaim
-from geometry_proofs.hyperbolic.stability_claims import LorentzStabilityClaim
-from geometry_proofs.hyperbolic.tangent_claims import TangentAttentionErrorClaim
-from geometry_proofs.hyperbolic.volume_claims import VolumeGrowthClaim
-from kernels.backend import get_backend
-from kernels.claim import CheckContext
-from kernels.errors import BackendUnavailable, BadInput
-from kernels.sampling import Sampler
+from attngeom.geometry_proofs.hyperbolic.layers_claims import GeodesicResidualClaim, RiemannianNormClaim, RiemannianSGDClaim
+from attngeom.geometry_proofs.hyperbolic.products_claims import ProductManifoldClaim
+from attngeom.geometry_proofs.hyperbolic.stability_claims import LorentzStabilityClaim
+from attngeom.geometry_proofs.hyperbolic.tangent_claims import TangentAttentionErrorClaim
+from attngeom.geometry_proofs.hyperbolic.volume_claims import VolumeGrowthClaim
+from attngeom.kernels.backend import get_backend
+from attngeom.kernels.claim import CheckContext
+from attngeom.kernels.errors import BackendUnavailable, BadInput
+from attngeom.kernels.sampling import Sampler
 
 ALL = [PoincareCurvatureClaim(), ClippingClaim(), GyrogroupClaim(), GeodesicDistanceClaim(), ExpLogClaim(),
        LorentzIsometryClaim(), ParallelTransportClaim(), GyroAttentionWeightsClaim(),

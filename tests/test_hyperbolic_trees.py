@@ -10,12 +10,12 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from geometry_proofs.hyperbolic import euclidean_embeddings as euclid
-from geometry_proofs.hyperbolic import hierarchy, poincare, sala, sarkar, tree_claims
-from geometry_proofs.hyperbolic.trees import parse_tree, tree_distances
-from kernels.claim import CheckContext
-from kernels.errors import BadInput
-from kernels.verdict import Status
+from attngeom.geometry_proofs.hyperbolic import euclidean_embeddings as euclid
+from attngeom.geometry_proofs.hyperbolic import hierarchy, poincare, sala, sarkar, tree_claims
+from attngeom.geometry_proofs.hyperbolic.trees import parse_tree, tree_distances
+from attngeom.kernels.claim import CheckContext
+from attngeom.kernels.errors import BadInput
+from attngeom.kernels.verdict import Status
 
 CLAIMS = {claim.id: claim for claim in tree_claims.CLAIMS}
 
@@ -106,7 +106,7 @@ def test_disk_distance_mp_agrees_with_the_float_ball():
 
 
 def _sampler(key=0):
-    from kernels.sampling import Sampler
+    from attngeom.kernels.sampling import Sampler
     return Sampler(7).spawn(key)
 
 

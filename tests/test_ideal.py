@@ -11,17 +11,17 @@ import numpy as np
 import pytest
 import sympy
 
-from kernels.errors import BadInput
-from kernels.sampling import DEFAULT_PRIME, Sampler
-from lightning_alg.claims import family_claims
-from lightning_alg.claims.base import FamilyClaim
-from lightning_alg.coordinates import CoordinateSystem
-from lightning_alg.ideal import degree_table, interpolation, variety
-from lightning_alg.ideal.report import compute_ideal, render_report
-from lightning_alg.ideal.m2_export import export_m2, lift_block
-from lightning_alg.invariant import Invariant
-from lightning_alg.labels import Label, multisets
-from lightning_alg.polynomial_io import parse_polynomial
+from attngeom.kernels.errors import BadInput
+from attngeom.kernels.sampling import DEFAULT_PRIME, Sampler
+from attngeom.lightning_alg.claims import family_claims
+from attngeom.lightning_alg.claims.base import FamilyClaim
+from attngeom.lightning_alg.coordinates import CoordinateSystem
+from attngeom.lightning_alg.ideal import degree_table, interpolation, variety
+from attngeom.lightning_alg.ideal.report import compute_ideal, render_report
+from attngeom.lightning_alg.ideal.m2_export import export_m2, lift_block
+from attngeom.lightning_alg.invariant import Invariant
+from attngeom.lightning_alg.labels import Label, multisets
+from attngeom.lightning_alg.polynomial_io import parse_polynomial
 
 
 def table(d, t, a, k, **kw):
@@ -218,7 +218,7 @@ def test_export_with_two_output_rows_names_the_row(run_cli, tmp_path):
 
 
 def test_export_combines_primes_when_one_does_not_lift(tmp_path, monkeypatch):
-    from lightning_alg.ideal import m2_export as ideal_export
+    from attngeom.lightning_alg.ideal import m2_export as ideal_export
     _, engine = table(2, 2, 2, 4, keep=True)
     single = export_m2(engine, 4, str(tmp_path / "one.m2"))
     calls = []
@@ -311,7 +311,7 @@ def test_attribution_of_members_spread_over_blocks_is_exact():
 
 
 def test_attribution_samples_large_families(monkeypatch):
-    from lightning_alg.ideal import attribution as ideal_families
+    from attngeom.lightning_alg.ideal import attribution as ideal_families
     monkeypatch.setattr(ideal_families, "MAX_MEMBERS", 4)
     report, _ = compute_ideal(3, 2, 3, max_degree=3, families=[ListFamily("prop24", prop24_cubics)])
     row = report.attribution["degrees"][2]["families"][0]
@@ -394,7 +394,7 @@ def test_attribution_example_36_every_line_explains_all_90_quartics():
 def test_sparse_members_agree_with_sympy_members():
     """The F_p expansion with multihomogeneous splitting (``sparse_members``) against the
     SymPy members of the same family attributed by the random projection."""
-    from lightning_alg.claims import REGISTRY
+    from attngeom.lightning_alg.claims import REGISTRY
     resultant = REGISTRY.get("resultant")
 
     class Expanded(FamilyClaim):
@@ -411,7 +411,7 @@ def test_sparse_members_agree_with_sympy_members():
 def test_families_whose_lowest_members_lie_above_the_table_are_not_built(monkeypatch):
     """chow-111 at d = 3 has only degree-7 members (Remark 23's Lie minors): an ideal up to
     degree 3 must not build them; up to degree 7 it would (the hook, not a constant, decides)."""
-    from lightning_alg.claims.chow111 import Chow111Claim
+    from attngeom.lightning_alg.claims.chow111 import Chow111Claim
 
     def refuse(*args, **kwargs):
         raise AssertionError("members built below their degree")
@@ -500,7 +500,7 @@ def test_family_param_attributes_the_claim_at_those_parameters():
 def test_veronese_defaults_reach_every_r_that_fits_the_table():
     """ADM Thm 30 at its defaults (every r) used to be expanded up to r = min(a, d) and then
     skipped as too large at d = 4; the attribution now asks only for the r with 2r <= K."""
-    from lightning_alg.claims import REGISTRY
+    from attngeom.lightning_alg.claims import REGISTRY
     veronese = REGISTRY.get("veronese")
     params = veronese.resolve({"d": 4, "t": 2, "a": 4})
     coords = CoordinateSystem(4, 2, 1, 1, 1)
@@ -545,7 +545,7 @@ class _RecordingProgress:
 
 
 def test_progress_names_the_stages():
-    from kernels.claim import CheckContext
+    from attngeom.kernels.claim import CheckContext
     progress = _RecordingProgress()
     compute_ideal(3, 2, 3, max_degree=3, families=family_claims("syzygy"),
                   context=CheckContext(seed=0, progress=progress))
@@ -557,7 +557,7 @@ def test_progress_names_the_stages():
 
 
 def test_block_work_is_a_top_level_function_of_picklable_inputs():
-    """The unit a kernels.executor can map over the blocks of one degree: the same result
+    """The unit a attngeom.kernels.executor can map over the blocks of one degree: the same result
     after a round trip through pickle."""
     import pickle
     engine = degree_table.AttentionIdeal(3, 2, 3)
@@ -574,10 +574,10 @@ def test_block_work_is_a_top_level_function_of_picklable_inputs():
 def test_structured_families_expand_over_fp_as_sympy_does():
     """StructuredFamily.expand_mod_p (ring terms) and MinorCombinationFamily's Leibniz
     expansion against the SymPy expansion the attribution used before."""
-    from kernels.polyeval import compile_polynomials
-    from lightning_alg.claims import REGISTRY
-    from lightning_alg.claims.base import coordinates_of
-    from lightning_alg.invariants.structured import StructuredFamily
+    from attngeom.kernels.polyeval import compile_polynomials
+    from attngeom.lightning_alg.claims import REGISTRY
+    from attngeom.lightning_alg.claims.base import coordinates_of
+    from attngeom.lightning_alg.invariants.structured import StructuredFamily
     for name, raw in (("cross-cubic", {}), ("syzygy", {}), ("block-veronese", {"r": 2})):
         claim = REGISTRY.get(name)
         params = claim.resolve({"d": 3, "t": 2, "a": 3, **raw})
@@ -597,8 +597,8 @@ def test_structured_families_expand_over_fp_as_sympy_does():
 
 
 def test_linear_substitution_expands_like_the_polynomials():
-    """kernels.monomials.LinearSubstitution against SymPy: x0 = z0 + 2 z1, x1 = z1, x2 = 3 z2."""
-    from kernels.monomials import LinearSubstitution, sum_terms_mod_p
+    """attngeom.kernels.monomials.LinearSubstitution against SymPy: x0 = z0 + 2 z1, x1 = z1, x2 = 3 z2."""
+    from attngeom.kernels.monomials import LinearSubstitution, sum_terms_mod_p
     z0, z1, z2 = sympy.symbols("z0 z1 z2")
     forms = [z0 + 2 * z1, z1, 3 * z2]
     substitution = LinearSubstitution.of([[(0, 1), (1, 2)], [(1, 1)], [(2, 3)]], 7)

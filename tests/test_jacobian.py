@@ -1,19 +1,19 @@
-"""kernels.jacobian: dual numbers (exact and float), autodiff backends, numerical rank."""
+"""attngeom.kernels.jacobian: dual numbers (exact and float), autodiff backends, numerical rank."""
 
 import math
 
 import numpy as np
 import pytest
 
-import kernels.jacobian as jac
-from kernels.backend import get_backend
-from kernels.errors import BadInput
-from kernels.jacobian import (Dual, FloatField, NumericalRank, PrimeField, UnclearRank,
+import attngeom.kernels.jacobian as jac
+from attngeom.kernels.backend import get_backend
+from attngeom.kernels.errors import BadInput
+from attngeom.kernels.jacobian import (Dual, FloatField, NumericalRank, PrimeField, UnclearRank,
                               jacobian_float, jacobian_mod_p, numerical_rank, parameter_duals,
                               residues)
-from kernels.primefield import matmul_mod_p
-from kernels.sampling import DEFAULT_PRIME
-from lightning_alg.model import (Layer, attention_matrix, deep_lightning_attention,
+from attngeom.kernels.primefield import matmul_mod_p
+from attngeom.kernels.sampling import DEFAULT_PRIME
+from attngeom.lightning_alg.model import (Layer, attention_matrix, deep_lightning_attention,
                                  softmax_attention)
 
 P = DEFAULT_PRIME
@@ -88,7 +88,7 @@ def test_autodiff_in_small_chunks_of_directions_is_the_same_jacobian(backend, mo
 def test_autodiff_halves_a_chunk_that_runs_out_of_memory(backend, monkeypatch):
     """A chunk of directions whose intermediates do not fit (measured on an H100: a 52 GiB
     batched X^T A X at HMK delta = 48) is retried in halves; other errors propagate."""
-    from kernels.backend import Backend
+    from attngeom.kernels.backend import Backend
 
     class FakeOutOfMemory(RuntimeError):
         pass

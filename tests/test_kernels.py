@@ -7,14 +7,14 @@ import pytest
 import sympy
 from flint import nmod_mat
 
-from kernels.backend import get_backend
-from kernels.claim import Claim, ClaimRegistry, Param
-from kernels.errors import BackendUnavailable, BadInput
-from kernels.polyeval import compile_polynomials
-from kernels.primefield import (PrimeField, det_mod_p, matmul_mod_p, nullspace_mod_p,
+from attngeom.kernels.backend import get_backend
+from attngeom.kernels.claim import Claim, ClaimRegistry, Param
+from attngeom.kernels.errors import BackendUnavailable, BadInput
+from attngeom.kernels.polyeval import compile_polynomials
+from attngeom.kernels.primefield import (PrimeField, det_mod_p, matmul_mod_p, nullspace_mod_p,
                                 rank_reaches_mod_p,
                                 rank_mod_p, residue)
-from kernels.sampling import DEFAULT_PRIME, Sampler
+from attngeom.kernels.sampling import DEFAULT_PRIME, Sampler
 
 
 def test_sampler_is_reproducible_and_streams_are_independent():
@@ -87,8 +87,8 @@ def test_det_mod_p_matches_flint_including_singular_matrices():
 
 
 def test_one_prime_field_serves_jacobians_and_structured_families():
-    from kernels.jacobian import residues
-    from lightning_alg.invariants.structured import ModPArithmetic
+    from attngeom.kernels.jacobian import residues
+    from attngeom.lightning_alg.invariants.structured import ModPArithmetic
     assert issubclass(ModPArithmetic, PrimeField)
     assert isinstance(residues(np.array([1]), DEFAULT_PRIME).field, PrimeField)
     field = ModPArithmetic(DEFAULT_PRIME)

@@ -6,15 +6,15 @@ import numpy as np
 import pytest
 import sympy
 
-from kernels.backend import get_backend
-from kernels.errors import BadInput
-from kernels.sampling import DEFAULT_PRIME, Sampler
-from lightning_alg.coordinates import (CoordinateSystem, per_coordinate_count,
+from attngeom.kernels.backend import get_backend
+from attngeom.kernels.errors import BadInput
+from attngeom.kernels.sampling import DEFAULT_PRIME, Sampler
+from attngeom.lightning_alg.coordinates import (CoordinateSystem, per_coordinate_count,
                                        prop5_per_coordinate_formula, prop5_total_formula)
-from lightning_alg.labels import Label, distinct_permutations, orbit_size
-from lightning_alg.model import (Layer, deep_lightning_attention, layer_from_qkv,
+from attngeom.lightning_alg.labels import Label, distinct_permutations, orbit_size
+from attngeom.lightning_alg.model import (Layer, deep_lightning_attention, layer_from_qkv,
                                  lightning_attention, softmax_attention)
-from lightning_alg.parametrization import (Parametrization, sample_weights_float,
+from attngeom.lightning_alg.parametrization import (Parametrization, sample_weights_float,
                                            sample_weights_mod_p)
 
 

@@ -3,15 +3,15 @@
 import pytest
 import sympy
 
-from kernels.claim import CheckContext
-from kernels.verdict import Status
-from lightning_alg.claims import REGISTRY
-from lightning_alg.claims.base import coordinates_of
-from lightning_alg.family_check import check_family
-from lightning_alg.invariant import Invariant, format_polynomial
-from lightning_alg.invariants import linear as linear_module
-from lightning_alg import labels as labels_module
-from lightning_alg.parametrization import Parametrization
+from attngeom.kernels.claim import CheckContext
+from attngeom.kernels.verdict import Status
+from attngeom.lightning_alg.claims import REGISTRY
+from attngeom.lightning_alg.claims.base import coordinates_of
+from attngeom.lightning_alg.family_check import check_family
+from attngeom.lightning_alg.invariant import Invariant, format_polynomial
+from attngeom.lightning_alg.invariants import linear as linear_module
+from attngeom.lightning_alg import labels as labels_module
+from attngeom.lightning_alg.parametrization import Parametrization
 
 LINEAR = REGISTRY.get("linear")
 
@@ -109,7 +109,7 @@ def test_mutation_cor10_count(monkeypatch):
         out = real(*args)
         return out[:-1] + [out[0]]
 
-    monkeypatch.setattr("lightning_alg.claims.linear.internal_symmetrization_relations", duplicated)
+    monkeypatch.setattr("attngeom.lightning_alg.claims.linear.internal_symmetrization_relations", duplicated)
     v = LINEAR.verify({"d": 3, "t": 2, "a": 3}, "exact")
     assert v.status is Status.REFUTED and "rank 9" in v.summary
 

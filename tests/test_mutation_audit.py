@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import mutation_audit as audit  # noqa: E402
 
-import cli  # noqa: E402
+from attngeom import cli  # noqa: E402
 
 
 @pytest.mark.parametrize("mutation", audit.MUTATIONS, ids=lambda m: m.name)

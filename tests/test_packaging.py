@@ -19,8 +19,7 @@ except ImportError:                                 # Python 3.10: the tomli bac
     tomllib = pytest.importorskip("tomli")
 
 ROOT = Path(__file__).resolve().parents[1]
-LIBRARY = ("kernels", "geometry_proofs", "lightning_alg")
-LOCAL = set(LIBRARY) | {"cli"}
+LOCAL = {"attngeom"}
 #: import name of each distribution whose import name differs from its project name.
 IMPORT_NAMES = {"python-flint": "flint"}
 
@@ -47,7 +46,7 @@ def module_level_imports(source: str) -> set[str]:
 
 def _third_party_imports() -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
-    files = [ROOT / "cli.py"] + [p for package in LIBRARY for p in (ROOT / package).rglob("*.py")]
+    files = sorted((ROOT / "attngeom").rglob("*.py"))
     for path in files:
         for name in module_level_imports(path.read_text()):
             if name not in sys.stdlib_module_names and name not in LOCAL and name != "__future__":

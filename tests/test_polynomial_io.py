@@ -5,11 +5,11 @@ import re
 import pytest
 import sympy
 
-from kernels.errors import BadInput
-from lightning_alg.coordinates import CoordinateSystem
-from lightning_alg.invariant import format_polynomial
-from lightning_alg.labels import Label
-from lightning_alg.polynomial_io import parse_polynomial
+from attngeom.kernels.errors import BadInput
+from attngeom.lightning_alg.coordinates import CoordinateSystem
+from attngeom.lightning_alg.invariant import format_polynomial
+from attngeom.lightning_alg.labels import Label
+from attngeom.lightning_alg.polynomial_io import parse_polynomial
 
 COORDS = CoordinateSystem(2, 2)
 

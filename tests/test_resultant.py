@@ -8,22 +8,22 @@ import numpy as np
 import pytest
 import sympy
 
-from kernels.certificates import split_example
-from kernels.claim import CheckContext
-from kernels.polyeval import compile_polynomials
-from kernels.primefield import rank_mod_p
-from kernels.sampling import DEFAULT_PRIME, Sampler
-from kernels.verdict import Status
-from lightning_alg.claims import REGISTRY
-from lightning_alg.claims import resultant as claim_module
-from lightning_alg.claims.base import coordinates_of
-from lightning_alg.coordinates import CoordinateSystem
-from lightning_alg.invariants import grassmannian as gr
-from lightning_alg.invariants import resultant as res
-from lightning_alg.invariants import resultant_lines as rl
-from lightning_alg.invariants import structured
-from lightning_alg.labels import Label
-from lightning_alg.polynomial_io import parse_polynomial
+from attngeom.kernels.certificates import split_example
+from attngeom.kernels.claim import CheckContext
+from attngeom.kernels.polyeval import compile_polynomials
+from attngeom.kernels.primefield import rank_mod_p
+from attngeom.kernels.sampling import DEFAULT_PRIME, Sampler
+from attngeom.kernels.verdict import Status
+from attngeom.lightning_alg.claims import REGISTRY
+from attngeom.lightning_alg.claims import resultant as claim_module
+from attngeom.lightning_alg.claims.base import coordinates_of
+from attngeom.lightning_alg.coordinates import CoordinateSystem
+from attngeom.lightning_alg.invariants import grassmannian as gr
+from attngeom.lightning_alg.invariants import resultant as res
+from attngeom.lightning_alg.invariants import resultant_lines as rl
+from attngeom.lightning_alg.invariants import structured
+from attngeom.lightning_alg.labels import Label
+from attngeom.lightning_alg.polynomial_io import parse_polynomial
 
 RESULTANT = REGISTRY.get("resultant")
 P = DEFAULT_PRIME
@@ -500,7 +500,7 @@ def test_bad_line_lists_are_one_line_exit_2(run_cli, line, text):
 
 
 def test_every_line_too_large_and_dependent_line_in_a_list():
-    from kernels.errors import BadInput
+    from attngeom.kernels.errors import BadInput
     with pytest.raises(BadInput, match="--line all needs"):
         RESULTANT.verify({"d": 6, "t": 2, "line": "all"})
     v = RESULTANT.verify({"d": 3, "t": 2, "line": "1,0,0:0,1,0;1,2,3:2,4,6"})

@@ -7,17 +7,17 @@ import numpy as np
 import pytest
 import sympy
 
-from geometry_proofs import surfaces
-from geometry_proofs.ops import ArrayOps, SymbolicOps, evaluate_expression, parse_expression
-from geometry_proofs.riemann import (
+from attngeom.geometry_proofs import surfaces
+from attngeom.geometry_proofs.ops import ArrayOps, SymbolicOps, evaluate_expression, parse_expression
+from attngeom.geometry_proofs.riemann import (
     Immersion, MetricField, cancel_trig, components, coordinates, fisher_rao_metric,
     gaussian_curvature, gaussian_curvature_at, immersion_gaussian_curvature_at,
     metric_to_christoffel_1st, metric_to_christoffel_2nd, metric_to_ricci_components,
     metric_to_riemann_components, metric_to_riemann_lowered, metric_to_riemann_lowered_at,
     metric_to_scalar_curvature, sectional_curvature, vanishes_identically)
-from kernels.backend import get_backend
-from kernels.curvature import autodiff_jet, immersion_curvature_from_jet
-from kernels.errors import BadInput, BackendUnavailable
+from attngeom.kernels.backend import get_backend
+from attngeom.kernels.curvature import autodiff_jet, immersion_curvature_from_jet
+from attngeom.kernels.errors import BadInput, BackendUnavailable
 
 BACKENDS = ("numpy", "torch", "jax")
 

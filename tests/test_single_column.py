@@ -9,24 +9,24 @@ import numpy as np
 import pytest
 import sympy
 
-import lightning_alg.claims.chow111 as chow
-import lightning_alg.claims.single_column as sc
-from kernels.claim import CheckContext
-from kernels.primefield import rank_mod_p
-from kernels.sampling import DEFAULT_PRIME, Sampler
-from kernels.verdict import Status
-from lightning_alg.coordinates import CoordinateSystem
-from lightning_alg.invariants.chow import (
+import attngeom.lightning_alg.claims.chow111 as chow
+import attngeom.lightning_alg.claims.single_column as sc
+from attngeom.kernels.claim import CheckContext
+from attngeom.kernels.primefield import rank_mod_p
+from attngeom.kernels.sampling import DEFAULT_PRIME, Sampler
+from attngeom.kernels.verdict import Status
+from attngeom.lightning_alg.coordinates import CoordinateSystem
+from attngeom.lightning_alg.invariants.chow import (
     Annihilator, apply_operator, factor_cubic, lie_rank_split_111, lie_rank_split_21,
     operator_trace, product_coefficients, split_annihilator)
-from lightning_alg.invariants.determinantal import LinearMatrix
-from lightning_alg.invariants.lie_flattening import (
+from attngeom.lightning_alg.invariants.determinantal import LinearMatrix
+from attngeom.lightning_alg.invariants.lie_flattening import (
     lie_flattening_matrix, operator_matrix, sl_basis, sl_coordinates)
-from lightning_alg.invariants.single_column import (
+from attngeom.lightning_alg.invariants.single_column import (
     EXAMPLE19_LETTERS, coefficient_submatrix, cubic_coefficients, sample_slice_mod_p,
     single_column_symbols)
-from lightning_alg.labels import multisets
-from lightning_alg.polynomial_io import parse_polynomial
+from attngeom.lightning_alg.labels import multisets
+from attngeom.lightning_alg.polynomial_io import parse_polynomial
 
 P = DEFAULT_PRIME
 
@@ -374,7 +374,7 @@ def test_mutated_submatrix_is_refuted(monkeypatch, method):
 
 @pytest.mark.parametrize("method", ["symbolic", "exact", "numeric"])
 def test_mutated_decomposition_is_refuted(monkeypatch, method):
-    from lightning_alg.invariants.single_column import submatrix_decomposition
+    from attngeom.lightning_alg.invariants.single_column import submatrix_decomposition
 
     def without_transpose(A, v):
         first, _, third = submatrix_decomposition(A, v)

@@ -1,4 +1,4 @@
-"""kernels.threads: the thread rule, the override, and that the limits reach the libraries."""
+"""attngeom.kernels.threads: the thread rule, the override, and that the limits reach the libraries."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import sys
 import pytest
 import threadpoolctl
 
-from kernels import threads
-from kernels.errors import BadInput
+from attngeom.kernels import threads
+from attngeom.kernels.errors import BadInput
 
 
 @pytest.fixture(autouse=True)
@@ -112,7 +112,7 @@ def test_torch_follows_the_plan():
     threads.configure("1")
     assert torch.get_num_threads() == 1
     torch.set_num_threads(2)
-    threads.configure_torch(torch)                 # what kernels.backend does on import
+    threads.configure_torch(torch)                 # what attngeom.kernels.backend does on import
     assert torch.get_num_threads() == 1
 
 

@@ -7,17 +7,17 @@ import numpy as np
 import pytest
 import sympy
 
-from kernels.claim import CheckContext
-from kernels.polyeval import compile_polynomials
-from kernels.sampling import DEFAULT_PRIME, Sampler
-from kernels.verdict import Status
-from lightning_alg.claims import REGISTRY
-from lightning_alg.claims.base import coordinates_of
-from lightning_alg.coordinates import CoordinateSystem
-from lightning_alg.invariant import format_polynomial
-from lightning_alg.invariants import structured
-from lightning_alg.invariants import veronese as ver
-from lightning_alg.polynomial_io import parse_polynomial
+from attngeom.kernels.claim import CheckContext
+from attngeom.kernels.polyeval import compile_polynomials
+from attngeom.kernels.sampling import DEFAULT_PRIME, Sampler
+from attngeom.kernels.verdict import Status
+from attngeom.lightning_alg.claims import REGISTRY
+from attngeom.lightning_alg.claims.base import coordinates_of
+from attngeom.lightning_alg.coordinates import CoordinateSystem
+from attngeom.lightning_alg.invariant import format_polynomial
+from attngeom.lightning_alg.invariants import structured
+from attngeom.lightning_alg.invariants import veronese as ver
+from attngeom.lightning_alg.polynomial_io import parse_polynomial
 
 VERONESE, CROSS, BLOCK = (REGISTRY.get(c) for c in ("veronese", "cross-target", "block-veronese"))
 P = DEFAULT_PRIME

@@ -38,6 +38,6 @@ case "$part" in
     throughput)  run -m benchmark tests/benchmarks/test_throughput.py::test_throughput_table ;;
     hyperbolic)  run -m "benchmark and gpu" tests/benchmarks/test_hyperbolic_cost_bench.py ;;
     gauge)       run -m gpu tests/benchmarks/test_gauge_attention_bench.py tests/test_gauge_attention.py ;;
-    gec)         python3 cli.py experiment gec --seeds 0 --epochs 2 --workers 1 --device cuda --out "$out/gec" 2>&1 | tee "$out/gec_cli.log"; run -m gpu tests/test_gec_experiment.py ;;
+    gec)         python3 attngeom/cli.py experiment gec --seeds 0 --epochs 2 --workers 1 --device cuda --out "$out/gec" 2>&1 | tee "$out/gec_cli.log"; run -m gpu tests/test_gec_experiment.py ;;
     *) echo "unknown part $part" >&2; exit 2 ;;
 esac

@@ -14,9 +14,9 @@ import time
 
 import pytest
 
-from kernels.claim import CheckContext
-from kernels.verdict import Status
-from lightning_alg.claims import REGISTRY
+from attngeom.kernels.claim import CheckContext
+from attngeom.kernels.verdict import Status
+from attngeom.lightning_alg.claims import REGISTRY
 
 pytestmark = pytest.mark.benchmark
 

@@ -15,11 +15,11 @@ import time
 import numpy as np
 import pytest
 
-from geometry_proofs.gating import attention
-from geometry_proofs.gating.common import uniform_points
-from geometry_proofs.riemann import Immersion
-from kernels.backend import get_backend
-from kernels.sampling import Sampler
+from attngeom.geometry_proofs.gating import attention
+from attngeom.geometry_proofs.gating.common import uniform_points
+from attngeom.geometry_proofs.riemann import Immersion
+from attngeom.kernels.backend import get_backend
+from attngeom.kernels.sampling import Sampler
 
 pytestmark = pytest.mark.benchmark
 

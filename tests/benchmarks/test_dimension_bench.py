@@ -16,8 +16,8 @@ import time
 
 import pytest
 
-from kernels.claim import CheckContext
-from lightning_alg.hmk.figure3 import figure3_rows, rows_are_right
+from attngeom.kernels.claim import CheckContext
+from attngeom.lightning_alg.hmk.figure3 import figure3_rows, rows_are_right
 
 pytestmark = pytest.mark.benchmark
 

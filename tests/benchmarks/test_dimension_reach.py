@@ -37,9 +37,9 @@ from pathlib import Path
 
 import pytest
 
-from kernels.errors import BadInput
-from kernels.sampling import Sampler
-from lightning_alg.hmk.dimension import (Architecture, deep_dimension_corrected, measure_exact,
+from attngeom.kernels.errors import BadInput
+from attngeom.kernels.sampling import Sampler
+from attngeom.lightning_alg.hmk.dimension import (Architecture, deep_dimension_corrected, measure_exact,
                                      measure_numeric, softmax_dimension_printed)
 
 pytestmark = pytest.mark.benchmark

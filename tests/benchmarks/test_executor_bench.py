@@ -23,10 +23,10 @@ from typing import Any, Callable
 
 import pytest
 
-import cli
-from kernels.certificate_jobs import suite_jobs, write_certificates
-from kernels.executor import Executor, make_executor
-from kernels.threads import configure as configure_threads
+from attngeom import cli
+from attngeom.kernels.certificate_jobs import suite_jobs, write_certificates
+from attngeom.kernels.executor import Executor, make_executor
+from attngeom.kernels.threads import configure as configure_threads
 
 MIN_SPEEDUP = 1.5
 
@@ -91,8 +91,8 @@ def test_ideal_blocks_on_two_workers():
     """``ideal --d 4 --t 2 --a 4 --max-degree 4`` (default attribution): the blocks of each
     degree on 2 workers.  The degree loop and the attribution stay in this process, so the
     speedup asserted is that of the degree-4 blocks (the ideal's largest stage)."""
-    from lightning_alg.claims import family_claims
-    from lightning_alg.ideal.report import compute_ideal
+    from attngeom.lightning_alg.claims import family_claims
+    from attngeom.lightning_alg.ideal.report import compute_ideal
 
     def ideal(executor):
         report, _ = compute_ideal(4, 2, 4, max_degree=4, families=family_claims("all"),

@@ -25,7 +25,7 @@ import os
 
 import pytest
 
-from geometry_proofs.gauge.attention_benchmark import BenchmarkConfig, format_report, run_benchmark
+from attngeom.geometry_proofs.gauge.attention_benchmark import BenchmarkConfig, format_report, run_benchmark
 
 pytestmark = pytest.mark.benchmark
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from geometry_proofs.gating.experiment import data, invariant, model, proxy, train
-from kernels.backend import get_backend
+from attngeom.geometry_proofs.gating.experiment import data, invariant, model, proxy, train
+from attngeom.kernels.backend import get_backend
 
 RUNS = 70
 

@@ -10,9 +10,9 @@ $ATTNGEOM_BENCH_DIR/hyperbolic_cost[_cuda].json.  Run with
 
     OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 pytest -m benchmark tests/benchmarks/test_hyperbolic_cost_bench.py -s
 
-The layers are timed in their Gram (matrix-product) form (:mod:`geometry_proofs.hyperbolic.gram`,
+The layers are timed in their Gram (matrix-product) form (:mod:`attngeom.geometry_proofs.hyperbolic.gram`,
 the form the cost claim is judged by); ATTNGEOM_RGT_FORM=elementwise times the element-wise
-Mobius evaluation of :mod:`geometry_proofs.hyperbolic.attention` instead.
+Mobius evaluation of :mod:`attngeom.geometry_proofs.hyperbolic.attention` instead.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from geometry_proofs.hyperbolic import cost
-from kernels.backend import get_backend
-from kernels.errors import BackendUnavailable
-from kernels.sampling import Sampler
+from attngeom.geometry_proofs.hyperbolic import cost
+from attngeom.kernels.backend import get_backend
+from attngeom.kernels.errors import BackendUnavailable
+from attngeom.kernels.sampling import Sampler
 
 pytestmark = pytest.mark.benchmark
 

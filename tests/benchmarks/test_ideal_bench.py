@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from lightning_alg.claims import family_claims
-from lightning_alg.ideal.report import compute_ideal
+from attngeom.lightning_alg.claims import family_claims
+from attngeom.lightning_alg.ideal.report import compute_ideal
 
 pytestmark = pytest.mark.benchmark
 
@@ -57,7 +57,7 @@ def test_example_19_to_degree_8_under_5_seconds():
 
 MEASURE_BIG = """
 import json, resource, time
-from lightning_alg.ideal.report import compute_ideal
+from attngeom.lightning_alg.ideal.report import compute_ideal
 start = time.perf_counter()
 report, _ = compute_ideal(4, 2, 4, max_degree=4, seed=0)
 seconds = time.perf_counter() - start

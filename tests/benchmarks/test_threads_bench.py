@@ -3,9 +3,9 @@
 In ONE process: time a command on the machine as it is ("idle"), then start a second
 process that keeps one core busy (a spin loop), time the same command again ("busy"), and,
 for comparison, once more with the BLAS / OpenMP / torch threads forced to the machine's
-core count (the behaviour before :mod:`kernels.threads`: OpenBLAS's default); then stop
+core count (the behaviour before :mod:`attngeom.kernels.threads`: OpenBLAS's default); then stop
 the spinner.  Each timed run first applies the plan as the CLI does for every command
-(``kernels.threads.configure``, which measures the free cores when large work arrives),
+(``attngeom.kernels.threads.configure``, which measures the free cores when large work arrives),
 then calls the library function behind the command; imports and first calls are warmed
 up before.  Asserted: busy / idle <= 1.5, in wall time and in CPU time, for
 
@@ -37,8 +37,8 @@ from pathlib import Path
 
 import pytest
 
-from kernels import threads
-from kernels.claim import CheckContext
+from attngeom.kernels import threads
+from attngeom.kernels.claim import CheckContext
 
 pytestmark = pytest.mark.benchmark
 
@@ -60,13 +60,13 @@ def _save(name: str, figures: dict) -> None:
 
 
 def _figure3():
-    from lightning_alg.hmk.figure3 import figure3_rows, rows_are_right
+    from attngeom.lightning_alg.hmk.figure3 import figure3_rows, rows_are_right
     assert rows_are_right(figure3_rows(CheckContext(seed=0)))
 
 
 def _ideal_example_36():
-    from lightning_alg.claims import family_claims
-    from lightning_alg.ideal.report import compute_ideal
+    from attngeom.lightning_alg.claims import family_claims
+    from attngeom.lightning_alg.ideal.report import compute_ideal
     report, _ = compute_ideal(3, 2, 3, max_degree=4, families=family_claims("all"), seed=0,
                               context=CheckContext(seed=0))
     assert report.to_json()["minimal_generators"] == {"1": 10, "3": 20, "4": 90}

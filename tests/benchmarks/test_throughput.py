@@ -23,14 +23,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kernels.backend import get_backend
-from kernels.claim import CheckContext
-from kernels.errors import BackendUnavailable
-from kernels.sampling import Sampler
-from lightning_alg.claims import REGISTRY
-from lightning_alg.claims.base import coordinates_of
-from lightning_alg.family_check import compile_family
-from lightning_alg.parametrization import Parametrization, sample_weights_float
+from attngeom.kernels.backend import get_backend
+from attngeom.kernels.claim import CheckContext
+from attngeom.kernels.errors import BackendUnavailable
+from attngeom.kernels.sampling import Sampler
+from attngeom.lightning_alg.claims import REGISTRY
+from attngeom.lightning_alg.claims.base import coordinates_of
+from attngeom.lightning_alg.family_check import compile_family
+from attngeom.lightning_alg.parametrization import Parametrization, sample_weights_float
 
 pytestmark = pytest.mark.benchmark
 

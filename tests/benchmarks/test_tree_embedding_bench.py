@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from geometry_proofs.hyperbolic.sarkar import measure_distortion, sarkar_embedding
-from geometry_proofs.hyperbolic.trees import parse_tree
+from attngeom.geometry_proofs.hyperbolic.sarkar import measure_distortion, sarkar_embedding
+from attngeom.geometry_proofs.hyperbolic.trees import parse_tree
 
 pytestmark = pytest.mark.benchmark
 

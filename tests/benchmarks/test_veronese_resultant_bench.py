@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.parametrize("claim,d,t,a", [("resultant", 6, 3, 6), ("veronese", 6, 2, 6)])
 def test_exact_verification_under_a_minute(claim, d, t, a):
-    command = [sys.executable, "-m", "cli", "verify", claim, "--d", str(d), "--t", str(t),
+    command = [sys.executable, "-m", "attngeom", "verify", claim, "--d", str(d), "--t", str(t),
                "--a", str(a), "--method", "exact", "--seed", "0", "--json"]
     start = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)

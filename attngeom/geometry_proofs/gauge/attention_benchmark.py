@@ -1,0 +1,238 @@
+"""Timing of the GT KL-attention kernels against each other and against standard attention.
+
+GT §4.3.1, Table 4 reports the gauge VFE step ~29x slower than a standard transformer step,
+and attributes it to one matrix exponential per pair (O(K^3)) and one Gaussian KL per pair
+(O(K^2)).  This module times, in one process and on one backend / device, at GT's size
+(N = 128 tokens, K = 100 = 5 heads x SO(20), batch 3):
+
+* ``direct``      :func:`attngeom.kernels.kl_attention.kl_attention_direct` (Omega_ij per pair);
+* ``structured``  :func:`attngeom.kernels.kl_attention.kl_attention_structured` (beliefs rotated once);
+* ``standard``    the standard attention layer at the same N and K: Q, K, V = X W_Q, X W_K,
+  X W_V, softmax(Q K^T / sqrt(d)) V per head, output projection W_O;
+* ``standard_core`` softmax(Q K^T / sqrt(d)) V alone (Q, K, V given); on JAX both
+  standard timings are of ``jax.jit``-compiled functions, as the structured kernel's JAX
+  path compiles everything after the frame exponentials;
+* ``frame_exp`` and ``pairwise_product``: the two parts of the structured kernel that no
+  arrangement avoids -- the per-token exponentials exp(phi_i) and the one product of
+  [N, n(n+1)/2 + n] by [n(n+1)/2 + n, N] per head that gives all pairwise KLs.  Their sum
+  is the ``floor``: the ratios ``floor_over_standard[_core]`` bound from below what any
+  version of (b) built on these two pieces can reach against standard attention.
+
+Every figure is a median over ``repeats`` timed runs after one warm-up run; the inputs are
+drawn from ``Sampler(seed)`` as in GT §3.3 (frames phi with so(20) coordinates
+N(0, 0.1^2), one frame per token shared by the five heads as in §3.2, mu ~ N(0, 1),
+Sigma = 0.1 I plus a random SPD perturbation, or diagonal variances around 0.1).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import asdict, dataclass
+from typing import Callable, Iterable
+
+import numpy as np
+
+from attngeom.kernels.backend import get_backend
+from attngeom.kernels.errors import BadInput
+from attngeom.kernels.kl_attention import (dot_product_attention, einsum, frame_exp, kl_attention_direct,
+                                  kl_attention_structured, pairwise_operands, rotated_statistics,
+                                  skew, so_dimension, split_heads)
+from attngeom.kernels.sampling import Sampler
+
+
+#: the share of the memory (physical, or the CUDA device's) a benchmark may plan to use.
+MEMORY_SHARE = 0.5
+
+
+def physical_memory_bytes() -> int:
+    """This machine's physical memory (bytes)."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+@dataclass(frozen=True)
+class BenchmarkConfig:
+    """The size and the setting of one benchmark run (GT Table 2: N = 128, K = 100,
+    5 heads, batch 3)."""
+
+    tokens: int = 128
+    dim: int = 100
+    heads: int = 5
+    batch: int = 3
+    diagonal: bool = False
+    backend: str = "numpy"
+    device: str = "cpu"
+    repeats: int = 5
+    direct: bool = True
+    direct_repeats: int = 1
+    kappa: float = 1.0
+    seed: int = 0
+
+    def planned_bytes(self) -> int:
+        """An upper estimate of the float64 bytes alive at once: the inputs (NumPy and
+        backend copies), about 12 per-token arrays [B, H, N, n, n+1] of the structured
+        kernel's statistics, and 7 pair arrays [B, H, N, N] (the structured kernel's
+        product, K, logits and beta; the standard layer's scores, weights and output
+        softmax).  The direct kernel works in row chunks of ~16 MB."""
+        b, h, t, n, k = self.batch, self.heads, self.tokens, self.head_dim, self.dim
+        sigma = b * h * t * n * (1 if self.diagonal else n)
+        inputs = b * h * t * n + sigma + b * t * n * n + b * t * k + 4 * k * k
+        return 8 * (2 * inputs + 12 * b * h * t * n * (n + 1) + 7 * b * h * t * t)
+
+    def validate(self, memory_bytes: int | None = None) -> None:
+        """Raise BadInput (one line) for sizes that make no sense or that would not fit:
+        more than ``MEMORY_SHARE`` of ``memory_bytes`` (a CUDA device's memory) or, by
+        default, of this machine's physical memory."""
+        options = {"tokens": "--n (N)", "dim": "--k (K)", "heads": "--heads", "batch": "--batch",
+                   "repeats": "--repeats", "direct_repeats": "direct_repeats"}
+        for name, option in options.items():
+            if getattr(self, name) < 1:
+                raise BadInput(f"{option} must be at least 1; got {getattr(self, name)}")
+        if self.dim % self.heads:
+            raise BadInput(f"K = {self.dim} is not a multiple of the number of heads {self.heads}")
+        if not self.kappa > 0:
+            raise BadInput(f"the temperature kappa must be > 0; got {self.kappa}")
+        limit = MEMORY_SHARE * (memory_bytes or physical_memory_bytes())
+        if self.planned_bytes() > limit:
+            raise BadInput(f"N = {self.tokens}, K = {self.dim}, batch {self.batch} would need about "
+                           f"{self.planned_bytes() / 2**30:,.1f} GiB (limit {limit / 2**30:,.1f} GiB, "
+                           f"{MEMORY_SHARE:.0%} of the {'device' if memory_bytes else 'machine'}'s "
+                           f"memory); choose a smaller --n, --k or --batch")
+
+    @property
+    def head_dim(self) -> int:
+        return self.dim // self.heads
+
+
+def sample_inputs(config: BenchmarkConfig) -> dict[str, np.ndarray]:
+    """Seeded inputs (NumPy): mu [B, H, N, n], Sigma [B, H, N, n, n] or variances
+    [B, H, N, n], frame coordinates [B, 1, N, n(n-1)/2], tokens X [B, N, K] and the four
+    K x K weights of the standard layer."""
+    sampler = Sampler(config.seed)
+    b, h, t, n = config.batch, config.heads, config.tokens, config.head_dim
+    mu = sampler.spawn(0).floats((b, h, t, n))
+    if config.diagonal:
+        sigma = 0.1 * np.exp(sampler.spawn(1).floats((b, h, t, n), 0.3))
+    else:
+        factor = sampler.spawn(1).floats((b, h, t, n, n), 0.1 / np.sqrt(n))
+        sigma = 0.1 * np.eye(n) + factor @ np.swapaxes(factor, -1, -2)
+    coordinates = sampler.spawn(2).floats((b, 1, t, so_dimension(n)), 0.1)
+    tokens = sampler.spawn(3).floats((b, t, config.dim))
+    weights = sampler.spawn(4).floats((4, config.dim, config.dim), 1.0 / np.sqrt(config.dim))
+    return {"mu": mu, "Sigma": sigma, "frame_coordinates": coordinates, "tokens": tokens,
+            "weights": weights}
+
+
+def _median_seconds(run: Callable[[], object], repeats: int, synchronize: Callable) -> dict:
+    synchronize(run())                                   # warm-up (and compilation)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        synchronize(run())
+        times.append(time.perf_counter() - start)
+    return {"median_s": float(np.median(times)), "min_s": float(np.min(times)), "repeats": repeats}
+
+
+def run_benchmark(config: BenchmarkConfig,
+                  progress: Callable[..., Iterable] = lambda items, **_: items) -> dict:
+    """Time the kernels of :mod:`attngeom.kernels.kl_attention` at ``config``; return plain data.
+
+    Returns
+    -------
+    dict with ``config``, ``timings`` (name -> median_s, min_s, repeats), ``ratios``
+    (``direct_over_structured``, ``structured_over_standard``,
+    ``structured_over_standard_core``) and ``agreement`` (max |K_a - K_b|,
+    max |beta_a - beta_b|, max |values_a - values_b| between the direct and the structured
+    kernel, when the direct one is timed).
+    """
+    config.validate()
+    be = get_backend(config.backend, config.device)
+    if be.memory_bytes:                                  # a CUDA device: its memory, not the host's
+        config.validate(be.memory_bytes)
+    inputs = sample_inputs(config)
+    n, heads = config.head_dim, config.heads
+    mu, sigma = be.asarray(inputs["mu"]), be.asarray(inputs["Sigma"])
+    frames = skew(be.asarray(inputs["frame_coordinates"]), n, be)
+    tokens, weights = be.asarray(inputs["tokens"]), be.asarray(inputs["weights"])
+
+    def synchronize(result):
+        arrays = [getattr(result, "values", result)]
+        be.synchronize(*arrays)
+
+    def structured():
+        return kl_attention_structured(mu, sigma, frames, config.kappa, be,
+                                       diagonal_sigma=config.diagonal)
+
+    def direct():
+        return kl_attention_direct(mu, sigma, frames, config.kappa, be,
+                                   diagonal_sigma=config.diagonal)
+
+    def layer(tokens, weights):
+        query, key, value = (split_heads(tokens @ weights[k], heads) for k in range(3))
+        out = dot_product_attention(query, key, value, be)
+        merged = out.swapaxes(-2, -3).reshape(tuple(tokens.shape))
+        return merged @ weights[3]
+
+    def core(query, key, value):
+        return dot_product_attention(query, key, value, be)
+
+    if be.name == "jax":
+        # compiled, like the structured kernel's JAX path (kl_attention_structured)
+        layer, core = be.library.jit(layer), be.library.jit(core)
+    core_inputs = [split_heads(tokens @ weights[k], heads) for k in range(3)]
+
+    def standard():
+        return layer(tokens, weights)
+
+    def standard_core():
+        return core(*core_inputs)
+
+    query, key = pairwise_operands(rotated_statistics(mu, sigma, frames, be, diagonal_sigma=config.diagonal), be)
+
+    def exponentials():
+        return frame_exp(frames, be)
+
+    def pairwise_product():
+        return einsum("...ik,...jk->...ij", query, key, be=be)
+
+    jobs = [("standard", standard, config.repeats), ("standard_core", standard_core, config.repeats),
+            ("structured", structured, config.repeats),
+            ("frame_exp", exponentials, config.repeats),
+            ("pairwise_product", pairwise_product, config.repeats)]
+    if config.direct:
+        jobs.append(("direct", direct, config.direct_repeats))
+    timings = {}
+    for name, job, repeats in progress(jobs, label="timing kernels", length=len(jobs)):
+        timings[name] = _median_seconds(job, repeats, synchronize)
+    structured_s = timings["structured"]["median_s"]
+    floor_s = timings["frame_exp"]["median_s"] + timings["pairwise_product"]["median_s"]
+    ratios = {"structured_over_standard": structured_s / timings["standard"]["median_s"],
+              "structured_over_standard_core": structured_s / timings["standard_core"]["median_s"],
+              "floor_over_standard": floor_s / timings["standard"]["median_s"],
+              "floor_over_standard_core": floor_s / timings["standard_core"]["median_s"]}
+    report = {"config": asdict(config), "device_label": be.label, "timings": timings,
+              "ratios": ratios}
+    if config.direct:
+        ratios["direct_over_structured"] = timings["direct"]["median_s"] / structured_s
+        a, b = direct(), structured()
+        report["agreement"] = {
+            name: float(np.max(np.abs(be.to_numpy(getattr(a, name)) - be.to_numpy(getattr(b, name)))))
+            for name in ("kl", "beta", "values")}
+    return report
+
+
+def format_report(report: dict) -> str:
+    """The report as a few lines of text (what ``attngeom benchmark gauge-attention`` prints)."""
+    config = report["config"]
+    sigma = "diagonal" if config["diagonal"] else "full"
+    lines = [f"KL attention  N={config['tokens']}  K={config['dim']} = {config['heads']} heads x "
+             f"SO({config['dim'] // config['heads']})  batch {config['batch']}  {sigma} Sigma  "
+             f"{report['device_label']}"]
+    for name, timing in report["timings"].items():
+        lines.append(f"  {name:<16} {timing['median_s'] * 1e3:10.3f} ms  (median of {timing['repeats']})")
+    for name, ratio in report["ratios"].items():
+        lines.append(f"  {name:<30} {ratio:8.2f}x")
+    if "agreement" in report:
+        agreement = "  ".join(f"{k} {v:.2e}" for k, v in report["agreement"].items())
+        lines.append(f"  direct vs structured max |diff|: {agreement}")
+    return "\n".join(lines)

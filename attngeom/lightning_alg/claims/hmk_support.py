@@ -1,0 +1,127 @@
+"""Parameters and verdict helpers shared by the HMK claim modules (``hmk``, ``hmk_fibres``).
+
+Exact checks run over F_p (p = 2^31 - 1) at random points; these helpers turn the failures
+of an identity check, or a measured rank against an expected one, into verdicts with
+re-checkable counterexamples.  No claims are registered here.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from attngeom.kernels.claim import Claim, Param
+from attngeom.kernels.errors import BadInput
+from attngeom.kernels.jacobian import residues
+from attngeom.kernels.sampling import DEFAULT_PRIME, Sampler
+from attngeom.kernels.verdict import Verdict, refuted, verified
+
+PRIME = DEFAULT_PRIME
+#: Random points per exact identity check (--samples overrides).
+IDENTITY_POINTS = 4
+#: Inputs X per point of an identity check.
+INPUTS_PER_POINT = 3
+
+D = Param("d", "dimension(s): one integer d, or d_0,...,d_l of a network (HMK Def 2)",
+          kind="intlist")
+A = Param("a", "attention dimension(s): one integer or a_1,...,a_l (default a_i = d_(i-1))",
+          kind="intlist")
+LAYERS = Param("layers", "number of layers l (default: from --d or --a)")
+T = Param("t", "sequence length t")
+DPRIME = Param("dprime", "output dimension d' (= d_l when --d is one integer)")
+NETWORK_PARAMS = (LAYERS, D, A, T, DPRIME)
+SINGLE_LAYER_PARAMS = (D, DPRIME, T)
+
+
+class SingleLayerClaim(Claim):
+    """A claim about one lightning layer (A, V) with d, d' and a required t; HMK's
+    single-layer theorems assume t >= 2 (a claim with further hypotheses overrides
+    ``hypothesis_violation``)."""
+
+    params = SINGLE_LAYER_PARAMS
+
+    def validate(self, params):
+        single_layer_dims(params)
+        if params["t"] is None:
+            raise BadInput("--t is required")
+
+    def hypothesis_violation(self, params):
+        if params["t"] < 2:
+            return f"{self.source} needs t >= 2; got t={params['t']}"
+        return None
+
+
+# -- helpers ----------------------------------------------------------------------------------
+def single_layer_dims(params: dict, with_a: bool = False) -> tuple[int, int, int | None]:
+    """(d, d', a) of a one-layer claim: --d is d (with --dprime, default d' = d) or d,d';
+    --a one integer (default a = d)."""
+    if params.get("layers") not in (None, 1):
+        raise BadInput("this claim is about one layer: --layers must be 1")
+    d, dprime, a = params.get("d"), params.get("dprime"), params.get("a")
+    if not d or len(d) > 2:
+        raise BadInput("give --d as one integer d or as d,d'")
+    if len(d) == 2 and dprime is not None and dprime != d[1]:
+        raise BadInput(f"--dprime {dprime} contradicts --d {d[0]},{d[1]}")
+    d, dprime = d[0], (d[1] if len(d) == 2 else dprime or d[0])
+    if not with_a:
+        return d, dprime, None
+    if a is not None and len(a) != 1:
+        raise BadInput("a single layer takes one integer --a")
+    return d, dprime, (a[0] if a else d)
+
+
+def equal_values(x, y) -> bool:
+    """Exact equality of two arrays of residues."""
+    return bool(np.array_equal(np.asarray(x), np.asarray(y)))
+
+
+def prime_inputs(sampler: Sampler, count: int, d: int, t: int):
+    """``count`` random inputs X in F_p^{d x t}, as one batch of exact residues."""
+    return residues(sampler.prime_field((count, d, t), PRIME), PRIME, batch_ndim=1)
+
+
+def mod_p(array):
+    """A weight matrix as exact residues (``@`` reduces mod p)."""
+    return residues(array, PRIME)
+
+
+def identity_verdict(name: str, failures: list, checked: int, degree: int, points: int,
+                     summary: str, evidence: dict | None = None) -> Verdict:
+    """``verified`` (Schwartz-Zippel bound for ``degree`` at ``points`` points) unless an
+    identity failed; then ``refuted`` with the first failure (its 'why' and witness)."""
+    if failures:
+        return refuted(method="exact", summary=f"{name}: {failures[0].pop('why')}",
+                       counterexample={"field": f"F_{PRIME}", **failures[0]},
+                       evidence=evidence or {})
+    return verified(checked=checked, degree=degree, prime=PRIME, points=points,
+                    summary=f"{name}: {summary}", evidence=evidence or {})
+
+
+def minor_degree(rank: int, degree: int) -> int:
+    """Degree of a rank x rank minor of a matrix with entries of degree ``degree``."""
+    return max(1, rank * degree)
+
+
+def rank_verdict(name: str, measured: int, expected: int, degree: int, evidence: dict,
+                 what: str, counterexample: dict) -> Verdict:
+    """A measured exact rank (or kernel dimension) against the expected value."""
+    evidence = {"measured_rank": measured, "expected": expected, **evidence}
+    if measured != expected:
+        return refuted(method="exact", evidence=evidence, counterexample={
+            "field": f"F_{PRIME}", "measured_rank": measured, "expected": expected,
+            **counterexample}, summary=f"{name}: {what} is {measured}, not {expected}")
+    return verified(checked=1, degree=minor_degree(measured, degree), prime=PRIME, points=1,
+                    evidence=evidence, summary=f"{name}: {what} = {measured}")
+
+
+def formula_show(rows: list[tuple[str, str, int | None]], fmt: str) -> str:
+    """(name, formula, value or None) rows in text, LaTeX (\\text names), M2 comments or JSON."""
+    if fmt == "json":
+        return json.dumps([{"name": n, "formula": f, "value": v} for n, f, v in rows], indent=1)
+    value = lambda v: "" if v is None else f" = {v}"
+    if fmt == "m2":
+        return "\n".join(f"-- {n}: {f}{value(v)}" for n, f, v in rows)
+    if fmt == "latex":
+        return "\n".join(f"\\text{{{n}}}: \\ {f}{value(v)} \\\\" for n, f, v in rows)
+    return "\n".join(f"{n}: {f}{value(v)}" for n, f, v in rows)

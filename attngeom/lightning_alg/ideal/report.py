@@ -1,0 +1,195 @@
+"""``attngeom ideal``: the report (degree table, dimension, family attribution) and its text."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+
+from attngeom.kernels.claim import CheckContext
+from attngeom.kernels.errors import BadInput
+from attngeom.kernels.sampling import DEFAULT_PRIME
+from attngeom.lightning_alg.ideal.attribution import (
+    DEFAULT_BUDGET, AttributionBudget, attribute_families, parse_family_params)
+from attngeom.lightning_alg.ideal.degree_table import (
+    AttentionIdeal, DEFAULT_MAX_DEGREE, DegreeTable, STREAM_JACOBIAN)
+from attngeom.lightning_alg.ideal.interpolation import FRESH_POINTS
+from attngeom.lightning_alg.ideal.variety import dimension_report
+
+
+@dataclass
+class IdealReport:
+    """Everything ``attngeom ideal`` prints."""
+
+    params: dict
+    ambient_dimension: int
+    linear_span_dimension: int
+    dimension: dict
+    degrees: list[DegreeTable]
+    points_drawn: int
+    fresh_points: int
+    attribution: dict | None = None
+    seconds: float = 0.0
+    notes: list = field(default_factory=list)
+    export: dict | None = None
+
+    @property
+    def variety_dimension(self) -> int:
+        return self.dimension["variety_dimension"]
+
+    @property
+    def failure_probability(self) -> float:
+        parts = [t.failure_probability for t in self.degrees]
+        parts.append(self.dimension["jacobian"]["failure_probability"])
+        return min(1.0, sum(parts))
+
+    def by_degree(self, name: str, nonzero: bool = False) -> dict[str, int]:
+        return {str(t.degree): getattr(t, name) for t in self.degrees
+                if getattr(t, name) or not nonzero}
+
+    def to_json(self) -> dict:
+        return {
+            "params": self.params,
+            "ambient_dimension": self.ambient_dimension,
+            "linear_span_dimension": self.linear_span_dimension,
+            "variety_dimension": self.variety_dimension,
+            "codimension": self.ambient_dimension - self.variety_dimension,
+            "dimension": self.dimension,
+            "dim_J": self.by_degree("dim_J"),
+            "dim_J_mod_linear": self.by_degree("dim_J_mod_linear"),
+            "hilbert_function": self.by_degree("hilbert_function"),
+            "minimal_generators": self.by_degree("minimal_generators", nonzero=True),
+            "degrees": [asdict(t) for t in self.degrees],
+            "points": {"drawn": self.points_drawn, "fresh": self.fresh_points,
+                       "prime": self.params["prime"]},
+            "failure_probability": self.failure_probability,
+            "family_attribution": self.attribution,
+            "m2_export": self.export,
+            "seconds": self.seconds,
+            "notes": self.notes,
+        }
+
+
+def compute_ideal(d: int, t: int, a: int | None = None, dprime: int = 1, col: int = 1,
+                  max_degree: int = DEFAULT_MAX_DEGREE, families=(),
+                  prime: int | None = None, seed: int = 0,
+                  context: CheckContext | None = None,
+                  keep: bool = False, family_params=(),
+                  attribution_budget: float | None = DEFAULT_BUDGET,
+                  executor=None) -> tuple[IdealReport, AttentionIdeal]:
+    """The ideal table of ``attngeom ideal`` and the engine that produced it (whose
+    ``bases`` hold every block's kernel basis when ``keep``, for the Macaulay2 export).
+
+    ``families``: the family claims to attribute the generators to (claims with a
+    ``members`` method; :func:`attngeom.lightning_alg.claims.family_claims` selects registered ones by
+    name, "all" or "none"); none by default.  ``family_params``: ``--family-param``
+    texts (ID:NAME=VALUE); ``attribution_budget``: the attribution's work as a multiple of
+    the ideal's own (None: no limit), see :mod:`attngeom.lightning_alg.ideal.attribution`.
+    ``executor``: where the blocks of each degree run (:mod:`attngeom.kernels.executor`; None: in
+    this process); the report is the same wherever they run.
+    """
+    start = time.perf_counter()
+    a = d if a is None else a
+    prime = DEFAULT_PRIME if prime is None else prime
+    if max_degree < 1:
+        raise BadInput(f"--max-degree must be at least 1; got {max_degree}")
+    ideal = AttentionIdeal(d, t, a, dprime, col, prime, seed, context, executor)
+    ideal.check_size(max_degree)
+    claims = list(families)
+    values = {"d": d, "t": t, "a": a, "dprime": dprime, "col": col}
+    overrides = parse_family_params(family_params, claims, values)
+    AttributionBudget(0, attribution_budget)   # a bad factor stops before the long part
+    tables = ideal.run(max_degree, keep, record=bool(claims))
+    attribution = None
+    if claims:
+        attribution = attribute_families(ideal, tables, claims, max_degree, overrides,
+                                         AttributionBudget(ideal.work, attribution_budget))
+    dimension = dimension_report(d, t, a, dprime, col, prime, ideal.stream(STREAM_JACOBIAN))
+    params = {"d": d, "t": t, "a": a, "dprime": dprime, "row": 1, "col": col,
+              "max_degree": max_degree, "prime": prime, "seed": seed}
+    report = IdealReport(
+        params, len(ideal.coords), len(ideal.variables), dimension, tables,
+        max(table.max_points for table in tables), FRESH_POINTS, attribution,
+        round(time.perf_counter() - start, 4))
+    if dprime > 1:
+        report.notes.append("one output coordinate sees only row 1 of V, so its variety is the "
+                            "same for every d'; HMK's neuromanifold is the whole output")
+    return report, ideal
+
+
+def render_report(report: IdealReport) -> str:
+    """The table ``attngeom ideal`` prints."""
+    p = report.params
+    dim = report.dimension
+    lines = [f"attention variety of output coordinate (i,j)=(1,{p['col']}): d={p['d']}, "
+             f"t={p['t']}, a={p['a']}, d'={p['dprime']}  [ADM Def 8]",
+             f"  ambient dimension {report.ambient_dimension}, linear span "
+             f"{report.linear_span_dimension}, variety dimension {report.variety_dimension} "
+             f"(codimension {report.ambient_dimension - report.variety_dimension}; "
+             f"Jacobian rank over F_p at {dim['jacobian']['points']} points)"]
+    for key, what in (("hmk_cor33_one_coordinate", "one coordinate (d'=1)"),
+                      ("hmk_cor33_whole_output", f"whole output (d'={p['dprime']})")):
+        if key not in dim:
+            continue
+        entry = dim[key]
+        measured = entry.get("measured", report.variety_dimension)
+        verdict = "agrees" if entry["agrees"] else "DISAGREES"
+        scope = "" if entry["applicable"] else f"  (outside its hypotheses: {entry['hypothesis']})"
+        lines.append(f"  HMK Cor 3.3, {what}: formula {entry['value']}, measured {measured}: "
+                     f"{verdict}{scope}")
+    lines.append("")
+    header = ("  k  monomials  blocks  computed  largest   HF(k)      dim J_k  dim J_k/J_1  "
+              "from J_<k  minimal  points  seconds")
+    lines.append(header)
+    for t in report.degrees:
+        lines.append(f"{t.degree:3d} {t.monomials:10d} {t.blocks:7d} {t.blocks_computed:9d} "
+                     f"{t.largest_block:8d} "
+                     f"{t.hilbert_function:7d} {t.dim_J:12d} {t.dim_J_mod_linear:12d} "
+                     f"{t.generated_by_lower:10d} {t.minimal_generators:8d} {t.max_points:7d} "
+                     f"{t.seconds:8.2f}")
+    minimal = ", ".join(f"{v} in degree {k}" for k, v in report.by_degree(
+        "minimal_generators", nonzero=True).items()) or "none"
+    lines.append(f"  minimal generators: {minimal}")
+    lines.append(f"  over F_p, p = {p['prime']}: at most {report.points_drawn} random points of the "
+                 f"variety per block, every kernel checked at {report.fresh_points} fresh points; "
+                 f"failure probability <= {report.failure_probability:.3g} (Schwartz-Zippel)")
+    if report.attribution is not None:
+        lines.extend(["", *_render_attribution(report.attribution)])
+    lines.extend(f"  note: {note}" for note in report.notes)
+    if report.export is not None:
+        counts = ", ".join(f"{n} of degree {k}" for k, n in report.export["polynomials"].items() if n)
+        lines.append(f"  wrote {report.export['path']}: {counts or 'nothing'} (lifted to Q from "
+                     f"{len(report.export['primes'])} prime(s), each checked at "
+                     f"{report.export['check_points']} points mod {report.export['check_prime']})")
+    lines.append(f"  {report.seconds:.2f} s")
+    return "\n".join(lines)
+
+
+def _render_attribution(attribution: dict) -> list[str]:
+    lines = ["family attribution (span: inside J_k modulo J_1, J_1 itself for k = 1; "
+             "new: minimal generators accounted for)",
+             "  k  family                    source                        members  outside J"
+             "     span      new"]
+    for table in attribution["degrees"]:
+        k = table["degree"]
+        if not table["families"] and not table["minimal_generators"]:
+            continue
+        for row in table["families"]:
+            mark = "+" if row["lower_bound"] else " "
+            lines.append(f"{k:3d}  {row['id']:<24}  {row['source'][:28]:<28}  {row['used']:7d}  "
+                         f"{row['outside_J']:9d}  {row['span']:7d}{mark} {row['new_generators']:7d}")
+        together = table["all_families"]
+        lines.append(f"{k:3d}  {'all families':<24}  {'':<28}  {'':7}  {'':9}  "
+                     f"{together['span']:7d}  {together['new_generators']:7d}")
+        lines.append(f"{k:3d}  {'unexplained':<24}  {'of dim J_k/J_1, minimal':<28}  {'':7}  {'':9}  "
+                     f"{table['unexplained']['span']:7d}  {table['unexplained']['minimal_generators']:7d}"
+                     f"   (of {table['dim_J_mod_linear']}, {table['minimal_generators']})")
+    if any(row["lower_bound"] for table in attribution["degrees"] for row in table["families"]):
+        lines.append("  + lower bound (members sampled or projection saturated)")
+    for skipped in attribution["skipped"]:
+        lines.append(f"  skipped {skipped['id']}: {skipped['reason']}")
+    budget = attribution.get("budget")
+    if budget is not None:
+        limit = "no limit" if budget["limit"] is None else (
+            f"of {budget['limit']:,} ({budget['factor']:g} x the ideal's own work)")
+        lines.append(f"  attribution budget: {budget['used']:,} work units used {limit}")
+    return lines
