@@ -89,32 +89,18 @@ def reading_run(spec: train.RunSpec) -> list[dict]:
     spec.validate()
     be = get_backend("torch", spec.device)
     torch = be.module
-    threads = torch.get_num_threads()
-    deterministic = (torch.are_deterministic_algorithms_enabled(),
-                     torch.is_deterministic_algorithms_warn_only_enabled())
-    torch.set_num_threads(1)
-    torch.use_deterministic_algorithms(True, warn_only=True)
-    try:
-        wall0 = time.perf_counter()
-        train_set, test = data_mod.make_task(spec.task, spec.train_size, spec.test_size, spec.seed)
-        params, loss = train.train_parameters(spec, train_set, torch)
+    with train.one_deterministic_thread(torch):
+        fitted = train.train_and_score(spec, be)
         wall1 = time.perf_counter()
-        double = {name: value.detach().to(torch.float64) for name, value in params.items()}
-        with torch.no_grad():
-            predicted = model.logits(double, be.asarray(test.sequences), spec.variant, torch).argmax(-1)
-        accuracy = float((be.to_numpy(predicted) == test.labels).mean())
-        indices, sequence_dirs = train.evaluation_points(spec, test)
+        double, indices, test = fitted.double, fitted.indices, fitted.test
         points = be.asarray(test.sequences[indices])
-        directions = {"sequence": sequence_dirs, "centre": centre_directions(spec.directions)}
+        directions = {"sequence": fitted.directions, "centre": centre_directions(spec.directions)}
         measured = {(layer, space): proxy.curvature_proxies(
             layer_map(double, spec.variant, layer, torch), points, be.asarray(directions[space]), torch)
             for layer in LAYERS for space in SPACES}
         curvatures = invariant.gaussian_curvatures(double, spec.variant,
                                                    be.asarray(test.centres[indices]), be)
         wall2 = time.perf_counter()
-    finally:
-        torch.set_num_threads(threads)
-        torch.use_deterministic_algorithms(deterministic[0], warn_only=deterministic[1])
     invariant_row = {}
     for name in ["iso"] + [f"aniso_{c}" for c in proxy.CONDITIONS]:
         finite = curvatures[name][np.isfinite(curvatures[name])]
@@ -124,11 +110,12 @@ def reading_run(spec: train.RunSpec) -> list[dict]:
         row = {"init": spec.init, "layer": layer, "space": space, "task": spec.task,
                "variant": spec.variant.name, "alpha": spec.variant.alpha, "seed": spec.seed,
                "epochs": spec.epochs, "train_size": spec.train_size, "test_size": spec.test_size,
-               "centres": len(indices), "directions": spec.directions, "accuracy": accuracy,
-               "final_train_loss": loss}
+               "centres": len(indices), "directions": spec.directions,
+               "accuracy": fitted.accuracy, "final_train_loss": fitted.loss}
         row.update({f"proxy_{name}": float(np.mean(v)) for name, v in values.items()})
         row.update(invariant_row)
-        row.update({"train_seconds": round(wall1 - wall0, 3), "eval_seconds": round(wall2 - wall1, 3),
+        row.update({"train_seconds": round(fitted.train_seconds, 3),
+                    "eval_seconds": round(wall2 - wall1, 3),
                     "device": spec.device})
         rows.append(row)
     return rows

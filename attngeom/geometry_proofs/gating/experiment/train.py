@@ -12,6 +12,8 @@ and deterministic algorithms, so its result does not depend on which process run
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -148,27 +150,65 @@ def boundary_centres(points_per_side: int) -> np.ndarray:
     return np.stack([c1.ravel(), c2.ravel()], axis=1)
 
 
-def run(spec: RunSpec) -> RunResult:
-    """Train and evaluate one run; the CSV row holds its spec, accuracy, the proxies (mean
-    over the evaluation centres) and the invariant curvature (median, quartiles, median |K|)."""
-    spec.validate()
-    be = get_backend("torch", spec.device)
-    torch = be.module
+@contextmanager
+def one_deterministic_thread(torch: Any) -> Iterator[None]:
+    """One torch thread and deterministic algorithms while a run trains and is measured (its
+    numbers then do not depend on the machine's thread count); both restored afterwards."""
     threads = torch.get_num_threads()
     deterministic = (torch.are_deterministic_algorithms_enabled(),
                      torch.is_deterministic_algorithms_warn_only_enabled())
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True, warn_only=True)
     try:
-        cpu0, wall0 = time.process_time(), time.perf_counter()
-        train, test = data_mod.make_task(spec.task, spec.train_size, spec.test_size, spec.seed)
-        params, loss = train_parameters(spec, train, torch)
+        yield
+    finally:
+        torch.set_num_threads(threads)
+        torch.use_deterministic_algorithms(deterministic[0], warn_only=deterministic[1])
+
+
+@dataclass
+class TrainedRun:
+    """A trained run (:func:`train_and_score`): the float64 parameters, the final training
+    loss, the test accuracy, the test split and the evaluation centres with their
+    directions, and the training wall time."""
+
+    double: dict
+    loss: float
+    accuracy: float
+    test: data_mod.Dataset
+    indices: np.ndarray
+    directions: np.ndarray
+    train_seconds: float
+
+
+def train_and_score(spec: RunSpec, be) -> TrainedRun:
+    """Train ``spec`` (GEC A.5) on backend ``be`` (torch) and score it on its test split;
+    call inside :func:`one_deterministic_thread`."""
+    torch = be.module
+    wall0 = time.perf_counter()
+    train, test = data_mod.make_task(spec.task, spec.train_size, spec.test_size, spec.seed)
+    params, loss = train_parameters(spec, train, torch)
+    wall1 = time.perf_counter()
+    double = {name: value.detach().to(torch.float64) for name, value in params.items()}
+    with torch.no_grad():
+        predicted = model.logits(double, be.asarray(test.sequences), spec.variant, torch).argmax(-1)
+    accuracy = float((be.to_numpy(predicted) == test.labels).mean())
+    indices, directions = evaluation_points(spec, test)
+    return TrainedRun(double, loss, accuracy, test, indices, directions, wall1 - wall0)
+
+
+def run(spec: RunSpec) -> RunResult:
+    """Train and evaluate one run; the CSV row holds its spec, accuracy, the proxies (mean
+    over the evaluation centres) and the invariant curvature (median, quartiles, median |K|)."""
+    spec.validate()
+    be = get_backend("torch", spec.device)
+    torch = be.module
+    with one_deterministic_thread(torch):
+        cpu0 = time.process_time()
+        fitted = train_and_score(spec, be)
         wall1 = time.perf_counter()
-        double = {name: value.detach().to(torch.float64) for name, value in params.items()}
-        with torch.no_grad():
-            predicted = model.logits(double, be.asarray(test.sequences), spec.variant, torch).argmax(-1)
-        accuracy = float((be.to_numpy(predicted) == test.labels).mean())
-        indices, directions = evaluation_points(spec, test)
+        double, loss, accuracy, test = fitted.double, fitted.loss, fitted.accuracy, fitted.test
+        indices, directions = fitted.indices, fitted.directions
         mean_map = lambda x: model.attention_output_mean(double, x, spec.variant, torch)
         proxies = proxy.curvature_proxies(mean_map, be.asarray(test.sequences[indices]),
                                           be.asarray(directions), torch)
@@ -183,9 +223,6 @@ def run(spec: RunSpec) -> RunResult:
                                                     torch).argmax(-1)).reshape(
                     spec.boundary_grid, spec.boundary_grid).astype(np.int8)
         cpu2, wall2 = time.process_time(), time.perf_counter()
-    finally:
-        torch.set_num_threads(threads)
-        torch.use_deterministic_algorithms(deterministic[0], warn_only=deterministic[1])
     row = {"task": spec.task, "variant": spec.variant.name,
            "alpha": spec.variant.alpha,
            "seed": spec.seed, "epochs": spec.epochs, "train_size": spec.train_size,
@@ -197,7 +234,7 @@ def run(spec: RunSpec) -> RunResult:
         row.update(_summary(f"K_{name}", values))
     row["K_iso_relative_abs_median"] = float(np.nanmedian(np.abs(curvatures["iso"]) / scale))
     row["K_degenerate_points"] = int(np.sum(~np.isfinite(curvatures["iso"])))
-    row.update({"train_seconds": round(wall1 - wall0, 3), "eval_seconds": round(wall2 - wall1, 3),
+    row.update({"train_seconds": round(fitted.train_seconds, 3), "eval_seconds": round(wall2 - wall1, 3),
                 "cpu_seconds": round(cpu2 - cpu0, 3), "device": spec.device})
     return RunResult(row, boundary, {"spec": asdict(spec)})
 
