@@ -15,6 +15,9 @@
 #
 # The machine has torch, jax, sympy, numpy, networkx, click, matplotlib and pytest, but not
 # python-flint or galgebra: carry them as wheels in .whl (see docs/kernels.md, "GPU runs").
+# attngeom itself is not installed there: run from the repository root, the CLI as
+# `python3 -m attngeom` (the repository root is then on sys.path; `python3 attngeom/cli.py`
+# would put attngeom/ there instead, and `import attngeom` fails).
 # Results (JSON and logs) go to $OUT when set (the device tool's output folder), else to
 # tests/benchmarks/results/gpu.
 set -o pipefail
@@ -38,6 +41,6 @@ case "$part" in
     throughput)  run -m benchmark tests/benchmarks/test_throughput.py::test_throughput_table ;;
     hyperbolic)  run -m "benchmark and gpu" tests/benchmarks/test_hyperbolic_cost_bench.py ;;
     gauge)       run -m gpu tests/benchmarks/test_gauge_attention_bench.py tests/test_gauge_attention.py ;;
-    gec)         python3 attngeom/cli.py experiment gec --seeds 0 --epochs 2 --workers 1 --device cuda --out "$out/gec" 2>&1 | tee "$out/gec_cli.log"; run -m gpu tests/test_gec_experiment.py ;;
+    gec)         python3 -m attngeom experiment gec --seeds 0 --epochs 2 --workers 1 --device cuda --out "$out/gec" 2>&1 | tee "$out/gec_cli.log"; run -m gpu tests/test_gec_experiment.py ;;
     *) echo "unknown part $part" >&2; exit 2 ;;
 esac
