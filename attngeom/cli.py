@@ -8,33 +8,28 @@ from __future__ import annotations
 
 import json
 import sys
-from functools import partial
 from pathlib import Path
 
 import click
 
-from attngeom.geometry_proofs.claims import REGISTRY as GEOMETRY_CLAIMS
+from attngeom import api
 from attngeom.kernels import __version__
 from attngeom.kernels.backend import BACKENDS, DEVICES
 from attngeom.kernels.certificate_jobs import (CertificateJob, certify_job, recheck_certificates,
                                      suite_jobs, write_certificates)
 from attngeom.kernels.atomic_files import write_text_atomically
 from attngeom.kernels.certificates import certificate_files, check_certificate
-from attngeom.kernels.claim import FORMATS, METHODS, CheckContext, ClaimRegistry
+from attngeom.kernels.claim import FORMATS, METHODS, CheckContext
 from attngeom.kernels.errata_report import FORMATS as ERRATA_FORMATS
-from attngeom.kernels.errata_report import certificate_verdicts, errata_rows
-from attngeom.kernels.errata_report import render as render_errata
 from attngeom.kernels.errors import BadInput, NotApplicable
 from attngeom.kernels.executor import make_executor
 from attngeom.kernels.junit import junit_xml
 from attngeom.kernels.threads import configure as configure_threads
 from attngeom.kernels.verdict import Status, Verdict
 from attngeom.kernels.verdict_format import format_verdict
-from attngeom.lightning_alg.claims import REGISTRY as LIGHTNING_CLAIMS
 from attngeom.lightning_alg.user_polynomial import PolynomialClaim
-
-REGISTRY = ClaimRegistry.merge(LIGHTNING_CLAIMS, GEOMETRY_CLAIMS)
-SOURCES = ("ADM", "HMK", "GEC", "GT", "RGT")
+from attngeom.registry import REGISTRY, SOURCES
+from attngeom.registry import claims_of as _claims_of
 
 
 def _claim_param_options(params):
@@ -85,14 +80,6 @@ def _terminal_progress(iterable, label="", length=None):
 def _progress(as_json):
     """The terminal progress bar, or None when stderr is no terminal or output is JSON."""
     return _terminal_progress if sys.stderr.isatty() and not as_json else None
-
-
-def _claims_of(source=None, claim_ids=None) -> list:
-    """The registered claims of paper SOURCE (None: all), only CLAIM_IDS ("id1,id2") if given."""
-    wanted = None if claim_ids is None else {REGISTRY.get(name.strip()).id
-                                             for name in claim_ids.split(",") if name.strip()}
-    return [c for c in REGISTRY if (source is None or c.source.startswith(source))
-            and (wanted is None or c.id in wanted)]
 
 
 def _certify_task(task):
@@ -151,14 +138,12 @@ def cli(threads):
 @click.option("--json", "as_json", is_flag=True)
 def list_claims(source, as_json):
     """List the registered claims."""
-    claims = _claims_of(source)
+    claims = api.claims(source)
     if as_json:
-        click.echo(json.dumps([c.describe() for c in claims], indent=1))
+        click.echo(json.dumps(list(claims), indent=1))
         return 0
-    width = max((len(c.id) for c in claims), default=10)
-    source_width = max((len(c.source) for c in claims), default=10)
-    for claim in claims:
-        click.echo(f"{claim.id:<{width}}  {claim.source:<{source_width}}  {claim.statement}")
+    for line in claims.lines():
+        click.echo(line)
     return 0
 
 
@@ -180,12 +165,7 @@ def verify(claim_id, method, backend, device, samples, seed, as_json, **params):
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="show at most N objects")
 def show(claim_id, fmt, limit, **params):
     """Print the objects CLAIM is about (polynomials, formulas) in text, LaTeX, M2 or JSON."""
-    claim = REGISTRY.get(claim_id)
-    resolved = claim.resolve(params)
-    violation = claim.hypothesis_violation(resolved)
-    if violation:
-        raise NotApplicable(violation)
-    click.echo(claim.show(resolved, fmt, limit))
+    click.echo(api.show(claim_id, fmt=fmt, limit=limit, **params))
     return 0
 
 
@@ -288,11 +268,6 @@ def check_certificates(directory, as_json, junit_path, workers, scheduler):
     return 1 if failed else 0
 
 
-def _errata_task(job):
-    """One paper example verified, where an executor runs it: job -> verdict JSON."""
-    return REGISTRY.get(job.claim).verify(dict(job.params), job.method, job.context()).to_json()
-
-
 @cli.command("errata")
 @click.option("--source", type=click.Choice(SOURCES), default=None, help="only this paper")
 @click.option("--format", "fmt", type=click.Choice(ERRATA_FORMATS), default="text",
@@ -305,17 +280,9 @@ def errata(source, fmt, cert_dir, workers, scheduler):
     """Every printed statement found wrong across the papers: paper, location, kind, what is
     printed, what holds, the witness and the claim (attngeom.kernels.errata_report).  Runs every
     claim at its paper examples (as `certify --suite paper` does)."""
-    claims = _claims_of(source)
-    jobs = suite_jobs(claims)
-    if cert_dir:
-        verdicts = certificate_verdicts(jobs, Path(cert_dir), REGISTRY)
-        origin = f"the certificates in {Path(cert_dir).name}/"
-    else:
-        with make_executor(workers, scheduler) as executor:
-            verdicts = executor.map(_errata_task, jobs, names=[job.filename for job in jobs],
-                                    label="errata", progress=_progress(fmt == "json"))
-        origin = "every claim re-run at its paper examples"
-    click.echo(render_errata(errata_rows(verdicts), fmt, len(claims), len(verdicts), origin).rstrip("\n"))
+    report = api.errata(source, cert_dir, workers=workers, scheduler=scheduler,
+                        progress=_progress(fmt == "json"))
+    click.echo(report.render(fmt).rstrip("\n"))
     return 0
 
 
@@ -344,24 +311,14 @@ def ideal(d, t, a, dprime, col, max_degree, families, family_params, attribution
           seed, m2_path, as_json, workers, scheduler):
     """The vanishing ideal of one output coordinate's attention variety, degree by degree
     (ADM Def 8): dim J_k, minimal generators, family attribution, HMK Cor 3.3."""
-    from attngeom.lightning_alg.claims import family_claims
-    from attngeom.lightning_alg.ideal.attribution import parse_budget
-    from attngeom.lightning_alg.ideal.m2_export import export_m2
-    from attngeom.lightning_alg.ideal.report import compute_ideal, render_report
-
-    context = _context(seed, None, "numpy", "cpu", as_json)
-    with make_executor(workers, scheduler) as executor:
-        report, engine = compute_ideal(d, t, a, dprime, col, max_degree,
-                                       family_claims(families), prime, seed, context,
-                                       keep=bool(m2_path), family_params=family_params,
-                                       attribution_budget=parse_budget(attribution_budget),
-                                       executor=executor)
-    if m2_path:
-        report.export = export_m2(engine, max_degree, m2_path)
+    report = api.ideal(d, t, a, dprime, col, max_degree, families=families,
+                       family_params=family_params, attribution_budget=attribution_budget,
+                       prime=prime, seed=seed, m2_file=m2_path, workers=workers,
+                       scheduler=scheduler, progress=_progress(as_json))
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=1, default=str))
     else:
-        click.echo(render_report(report))
+        click.echo(str(report))
     return 0
 
 
@@ -383,7 +340,7 @@ def dimension(layers, d, a, t, dprime, softmax, figure3, out_dir, workers, sched
 
     --workers / --scheduler run the points of --figure3 (one Jacobian rank each) in
     parallel, or one point where the cluster is."""
-    from attngeom.lightning_alg.claims.hmk import dimension_lines, dimension_report, run_dimension
+    from attngeom.lightning_alg.claims.hmk import dimension_lines, dimension_report
     from attngeom.lightning_alg.hmk.figure3 import figure3_rows, plot_figure3, rows_are_right
 
     context = _context(seed, samples, backend, device, as_json)
@@ -405,11 +362,9 @@ def dimension(layers, d, a, t, dprime, softmax, figure3, out_dir, workers, sched
             click.echo(f"every point certified and as the mathematics says: {rows_are_right(rows)}")
             click.echo(f"figure: {path}")
         return 0
-    raw = {"layers": layers, "d": d, "a": a, "t": t, "dprime": dprime}
-    point = CheckContext(seed=seed, samples=samples, backend=backend, device=device)
-    with make_executor(workers, scheduler) as executor:
-        verdict = executor.map(partial(run_dimension, raw, softmax, method), [point],
-                               names=["dimension"])[0]
+    verdict = api.dimension(d, t, a, layers=layers, dprime=dprime, softmax=softmax,
+                            method=method, backend=backend, device=device, seed=seed,
+                            samples=samples, workers=workers, scheduler=scheduler)
     report = dimension_report(verdict)
     if as_json:
         click.echo(json.dumps(report, indent=1, default=str))
@@ -440,24 +395,14 @@ def curvature(witness, points, seed, backend, device, as_json, **options):
     WITNESS: sphere (Thm 3.6's gated attention layer) or normal-form (Lemma 3.11's stack).
     Exit 1 when the construction misses its known curvature by more than 1e-10.
     """
-    from attngeom.geometry_proofs.gating.witnesses import sample_curvature
-    report = sample_curvature(witness, options, points, seed, backend, device)
+    report = api.curvature(witness, points=points, seed=seed, backend=backend, device=device,
+                           **options)
     if as_json:
         click.echo(json.dumps(report, indent=1))
     else:
-        click.echo(f"{report['witness']}: {report['construction']}  [{backend}-{device}]")
-        click.echo("  params    " + " ".join(f"{k}={v}" for k, v in report["params"].items()))
-        click.echo(f"  {'phi_1':>12} {'phi_2':>12} {'K':>22}")
-        for (p1, p2), k in list(zip(report["points"], report["K"]))[:20]:
-            click.echo(f"  {p1:12.6f} {p2:12.6f} {k:22.15g}")
-        if len(report["K"]) > 20:
-            click.echo(f"  ... {len(report['K']) - 20} more points (--json lists all)")
-        click.echo(f"  K in [{report['K_min']:.15g}, {report['K_max']:.15g}] at {len(report['K'])} points")
-        if report["expected"] is not None:
-            click.echo(f"  max |K - {report['expected']}| = {report['max_abs_deviation']:.3g}")
-        if "K(0)" in report:
-            click.echo(f"  K(0) = {report['K(0)']:.15g}, A_L^2 det D^2 psi(0) = {report['expected_K(0)']}")
-    return 1 if report["holds"] is False else 0
+        for line in report.lines():
+            click.echo(line)
+    return 1 if report.holds is False else 0
 
 
 @cli.command("embed-tree")

@@ -78,6 +78,59 @@ def errata_rows(verdicts: Iterable[dict]) -> list[ErrataRow]:
     return sorted(rows.values(), key=lambda r: order.get(r.paper, len(PAPERS)))
 
 
+@dataclass
+class ErrataReport:
+    """What ``attngeom errata`` reports (:func:`attngeom.errata`): the rows, how many
+    claims and verdicts they come from, and how the verdicts were obtained.  ``str()`` is
+    the text the command prints; in Jupyter it shows as the markdown of ``--format
+    markdown``."""
+
+    rows: list[ErrataRow]
+    claims: int
+    verdicts: int
+    origin: str
+
+    def render(self, fmt: str = "text") -> str:
+        """The report as ``text``, ``markdown`` or ``json`` (:func:`render`)."""
+        if fmt not in FORMATS:
+            raise BadInput(f"unknown format {str(fmt)[:40]!r}; choose one of {', '.join(FORMATS)}")
+        return render(self.rows, fmt, self.claims, self.verdicts, self.origin)
+
+    def __str__(self) -> str:
+        return self.render("text")
+
+    def _repr_markdown_(self) -> str:
+        return self.render("markdown")
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __iter__(self):
+        return iter(self.rows)
+
+
+def collect_errata(claims: Sequence, registry, certificates=None, executor=None, task=None,
+                   progress=None) -> ErrataReport:
+    """The errata of ``claims`` at their paper examples (``suite_jobs``): the verdicts of
+    the certificates in directory ``certificates`` (:func:`certificate_verdicts`), or each
+    example re-run by ``task`` (job -> verdict JSON) on ``executor``
+    (:mod:`attngeom.kernels.executor`; None: in this process)."""
+    from attngeom.kernels.certificate_jobs import suite_jobs
+    jobs = suite_jobs(claims)
+    if certificates:
+        verdicts = certificate_verdicts(jobs, Path(certificates), registry)
+        origin = f"the certificates in {Path(certificates).name}/"
+    else:
+        if executor is None:
+            from attngeom.kernels.executor import make_executor
+            with make_executor(None, None) as local:
+                return collect_errata(claims, registry, None, local, task, progress)
+        verdicts = executor.map(task, jobs, names=[job.filename for job in jobs],
+                                label="errata", progress=progress)
+        origin = "every claim re-run at its paper examples"
+    return ErrataReport(errata_rows(verdicts), len(claims), len(verdicts), origin)
+
+
 def render(rows: Sequence[ErrataRow], fmt: str, claims_run: int, verdicts_run: int,
            origin: str) -> str:
     """The report as text, markdown or JSON.  ``origin``: how the verdicts were obtained

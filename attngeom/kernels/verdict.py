@@ -107,6 +107,16 @@ class Verdict:
     def exit_code(self) -> int:
         return self.status.exit_code
 
+    def __str__(self) -> str:
+        """The text ``attngeom verify`` prints (:mod:`attngeom.kernels.verdict_format`)."""
+        from attngeom.kernels.verdict_format import format_verdict
+        return format_verdict(self)
+
+    def _repr_markdown_(self) -> str:
+        """Jupyter's display (:mod:`attngeom.kernels.verdict_markdown`)."""
+        from attngeom.kernels.verdict_markdown import verdict_markdown
+        return verdict_markdown(self)
+
     @property
     def error_kind(self) -> ErrorKind | None:
         """The kind of a refutation (None for a verdict that holds)."""

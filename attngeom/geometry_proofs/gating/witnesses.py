@@ -103,3 +103,20 @@ def _normal_form(given, points, seed, be):
     report.update({"K(0)": float(K[0]), "expected_K(0)": str(expected), "deviation_at_origin": deviation,
                    "holds": deviation <= SPHERE_TOLERANCE * max(1.0, abs(float(expected)))})
     return report
+
+
+def curvature_lines(report: dict[str, Any]) -> list[str]:
+    """``attngeom curvature``'s text output of a :func:`sample_curvature` report."""
+    lines = [f"{report['witness']}: {report['construction']}  [{report['backend']}-{report['device']}]",
+             "  params    " + " ".join(f"{k}={v}" for k, v in report["params"].items()),
+             f"  {'phi_1':>12} {'phi_2':>12} {'K':>22}"]
+    for (p1, p2), k in list(zip(report["points"], report["K"]))[:20]:
+        lines.append(f"  {p1:12.6f} {p2:12.6f} {k:22.15g}")
+    if len(report["K"]) > 20:
+        lines.append(f"  ... {len(report['K']) - 20} more points (--json lists all)")
+    lines.append(f"  K in [{report['K_min']:.15g}, {report['K_max']:.15g}] at {len(report['K'])} points")
+    if report["expected"] is not None:
+        lines.append(f"  max |K - {report['expected']}| = {report['max_abs_deviation']:.3g}")
+    if "K(0)" in report:
+        lines.append(f"  K(0) = {report['K(0)']:.15g}, A_L^2 det D^2 psi(0) = {report['expected_K(0)']}")
+    return lines

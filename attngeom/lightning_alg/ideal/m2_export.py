@@ -112,6 +112,16 @@ def m2_polynomial(coefficients: list[int], monomials: np.ndarray, coords) -> str
 def export_m2(ideal, max_degree: int, path: str) -> dict:
     """Write the bases of J_1 and J'_2..J'_K of ``ideal`` (run with ``keep=True``) to
     ``path``.  Returns what was written and how it was checked."""
+    lines, info = m2_basis(ideal, max_degree)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines) + ("\n" if lines else ""))
+    return {"path": path, **info}
+
+
+def m2_basis(ideal, max_degree: int) -> tuple[list[str], dict]:
+    """The bases of J_1 and J'_2..J'_K of ``ideal`` (run with ``keep=True``) over Q, one
+    Macaulay2 polynomial a line, and how they were lifted and checked (the fields of
+    :func:`export_m2`'s answer but the path)."""
     primes = prime_sequence(ideal.prime, MAX_PRIMES + 1)
     check_prime = primes.pop()
     engines = [ideal]
@@ -134,13 +144,12 @@ def export_m2(ideal, max_degree: int, path: str) -> dict:
             monomials = block_coordinates(ideal, k, b)
             lines.extend(m2_polynomial(row, monomials, ideal.coords) for row in rows)
             counts[str(k)] += len(rows)
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(lines) + ("\n" if lines else ""))
-    return {"path": path, "polynomials": counts, "primes": primes[:len(engines)],
-            "check_prime": check_prime, "check_points": FRESH_POINTS,
-            "failure_probability": min(1.0, sum(
-                schwartz_zippel_bound(int(k) * ideal.weight_degree, check_prime, FRESH_POINTS) * n
-                for k, n in counts.items()))}
+    return lines, {"polynomials": counts, "primes": primes[:len(engines)],
+                   "check_prime": check_prime, "check_points": FRESH_POINTS,
+                   "failure_probability": min(1.0, sum(
+                       schwartz_zippel_bound(int(k) * ideal.weight_degree, check_prime,
+                                             FRESH_POINTS) * n
+                       for k, n in counts.items()))}
 
 
 def _engine(ideal, prime: int, max_degree: int):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from attngeom.kernels.claim import CheckContext
 from attngeom.kernels.errors import BadInput
@@ -18,7 +19,12 @@ from attngeom.lightning_alg.ideal.variety import dimension_report
 
 @dataclass
 class IdealReport:
-    """Everything ``attngeom ideal`` prints."""
+    """Everything ``attngeom ideal`` prints (:func:`attngeom.ideal`): ``params``, the
+    ambient and linear-span dimensions, ``dimension`` (Jacobian rank, HMK Cor 3.3),
+    ``degrees`` (one DegreeTable per degree k: monomials, blocks, ``hilbert_function``,
+    ``dim_J``, ``dim_J_mod_linear``, ``generated_by_lower``, ``minimal_generators``,
+    points, seconds), the family ``attribution`` and the ``notes``.  ``str()`` is the
+    command's table; Jupyter shows it as markdown."""
 
     params: dict
     ambient_dimension: int
@@ -31,6 +37,41 @@ class IdealReport:
     seconds: float = 0.0
     notes: list = field(default_factory=list)
     export: dict | None = None
+    #: The engine that computed the report, when it kept every block's kernel basis
+    #: (``compute_ideal(keep=True)``): :meth:`to_m2` lifts those bases instead of
+    #: recomputing them.
+    _engine: Any = field(default=None, repr=False, compare=False)
+    _m2: str | None = field(default=None, repr=False, compare=False)
+
+    def __str__(self) -> str:
+        """The table ``attngeom ideal`` prints (:func:`render_report`)."""
+        return render_report(self)
+
+    def _repr_markdown_(self) -> str:
+        """Jupyter's display (:mod:`attngeom.lightning_alg.ideal.report_markdown`)."""
+        from attngeom.lightning_alg.ideal.report_markdown import report_markdown
+        return report_markdown(self)
+
+    def to_m2(self) -> str:
+        """A basis over Q of J_1 and of each J'_k = J_k cap Q[pivots]_k (k = 2..max_degree),
+        one polynomial a line in Macaulay2 syntax: the text ``attngeom ideal --m2 FILE``
+        writes (:mod:`attngeom.lightning_alg.ideal.m2_export`).  With J_1 times all
+        monomials these span every J_k, k <= max_degree: a generating set of J up to that
+        degree, not necessarily a minimal one (the table's ``minimal`` column counts the
+        minimal generators).  Each line is accepted by ``attngeom verify-poly`` at the same
+        d, t, a, d', col.  The bases are those the report was computed with when it kept
+        them, else recomputed (same prime and seed: the same ideal)."""
+        if self._m2 is None:
+            from attngeom.lightning_alg.ideal.m2_export import m2_basis
+            p = self.params
+            engine = self._engine
+            if engine is None:
+                _, engine = compute_ideal(p["d"], p["t"], p["a"], p["dprime"], p["col"],
+                                          p["max_degree"], prime=p["prime"], seed=p["seed"],
+                                          keep=True)
+            lines, _ = m2_basis(engine, p["max_degree"])
+            self._m2 = "\n".join(lines) + ("\n" if lines else "")
+        return self._m2
 
     @property
     def variety_dimension(self) -> int:
@@ -43,10 +84,13 @@ class IdealReport:
         return min(1.0, sum(parts))
 
     def by_degree(self, name: str, nonzero: bool = False) -> dict[str, int]:
+        """A column of the degree table by degree ("1", "2", ...): ``name`` is a DegreeTable
+        field (``dim_J``, ``minimal_generators``, ...); ``nonzero`` keeps nonzero entries."""
         return {str(t.degree): getattr(t, name) for t in self.degrees
                 if getattr(t, name) or not nonzero}
 
     def to_json(self) -> dict:
+        """The report as ``attngeom ideal --json`` prints it."""
         return {
             "params": self.params,
             "ambient_dimension": self.ambient_dimension,
@@ -109,7 +153,7 @@ def compute_ideal(d: int, t: int, a: int | None = None, dprime: int = 1, col: in
     report = IdealReport(
         params, len(ideal.coords), len(ideal.variables), dimension, tables,
         max(table.max_points for table in tables), FRESH_POINTS, attribution,
-        round(time.perf_counter() - start, 4))
+        round(time.perf_counter() - start, 4), _engine=ideal if keep else None)
     if dprime > 1:
         report.notes.append("one output coordinate sees only row 1 of V, so its variety is the "
                             "same for every d'; HMK's neuromanifold is the whole output")
