@@ -9,6 +9,7 @@ same code; ``notebooks/execute.py`` re-executes them in a kernel to regenerate t
 
 from __future__ import annotations
 
+import ast
 import os
 import warnings
 from pathlib import Path
@@ -22,6 +23,14 @@ NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = ("adm_invariants.ipynb", "hmk_dimension.ipynb", "gec_curvature.ipynb",
              "gt_gauge.ipynb", "rgt_hyperbolic.ipynb")
 MAX_BYTES = 1_000_000
+#: Modules a notebook must not import: the claim registries, the check context, the verdict
+#: formatters and the ideal's internals.  Verdicts, claim lists, shown objects, ideal reports
+#: and errata come from the public API (attngeom.verify, claims, show, ideal, ...).
+INTERNAL_MODULES = ("attngeom.registry", "attngeom.lightning_alg.claims", "attngeom.geometry_proofs.claims",
+                    "attngeom.kernels.claim", "attngeom.kernels.verdict_format",
+                    "attngeom.kernels.verdict_markdown", "attngeom.lightning_alg.ideal")
+INTERNAL_NAMES = ("REGISTRY", "CheckContext", "format_verdict", "verdict_line", "compute_ideal",
+                  "render_report", "family_claims")
 
 
 def read(name: str):
@@ -56,6 +65,38 @@ def test_committed_notebook_was_executed_with_figures(name):
     # markdown cites the paper by short name and number
     text = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
     assert name.split("_")[0].upper() in text
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_uses_the_public_api(name):
+    """``import attngeom`` first; verdicts from attngeom.verify / dimension, errata from
+    attngeom.errata; no claim registry, check context, verdict formatter or private name."""
+    cells = code_cells(read(name))
+    assert cells[0].source.splitlines()[0] == "import attngeom"
+    source = "\n".join(cell.source for cell in cells)
+    assert "attngeom.verify(" in source or "attngeom.dimension(" in source
+    assert "attngeom.errata(" in source
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            modules, names = [node.module or ""], [alias.name for alias in node.names]
+        elif isinstance(node, ast.Import):
+            modules, names = [alias.name for alias in node.names], []
+        elif isinstance(node, ast.Attribute):
+            modules, names = [], [node.attr]
+        elif isinstance(node, ast.Name):
+            modules, names = [], [node.id]
+        else:
+            continue
+        for module in modules:
+            assert not module.startswith(INTERNAL_MODULES), f"{name} imports {module}"
+            if module.startswith("attngeom"):
+                assert not any(part.startswith("_") for part in module.split(".")), f"{name} imports {module}"
+                assert not any(n.startswith("_") for n in names), f"{name} imports {names} from {module}"
+        assert not set(names) & set(INTERNAL_NAMES), f"{name} uses {set(names) & set(INTERNAL_NAMES)}"
+    assert not any(isinstance(node, ast.Attribute) and node.attr.startswith("_")
+                   and isinstance(node.value, ast.Name) and node.value.id == "attngeom"
+                   for node in ast.walk(tree)), f"{name} reaches a private attribute of attngeom"
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
