@@ -64,6 +64,14 @@ def _option_text(value: Any) -> Any:
     return str(value)
 
 
+def _claim_params(params: dict[str, Any]) -> dict[str, Any]:
+    """A claim's parameters as given in Python, lists and tuples joined as the command
+    line's comma lists (a text parameter such as ``amplitudes`` reads them so; an integer
+    list parses the joined text as it parses the list)."""
+    return {name: ",".join(str(item) for item in value) if isinstance(value, (list, tuple))
+            else value for name, value in params.items()}
+
+
 def verify(claim: str, *, method: str = "auto", backend: str = "numpy", device: str = "cpu",
            seed: int = 0, samples: int | None = None, **params: Any) -> Verdict:
     """Check one claim at one parameter point: ``attngeom verify CLAIM --name value ...``.
@@ -117,7 +125,8 @@ def verify(claim: str, *, method: str = "auto", backend: str = "numpy", device: 
     if method not in ("auto",) + METHODS:
         raise BadInput(f"unknown method {str(method)[:40]!r}; choose one of "
                        f"{', '.join(('auto',) + METHODS)}")
-    return _registry().get(claim).verify(params, method, _context(seed, samples, backend, device))
+    return _registry().get(claim).verify(_claim_params(params), method,
+                                         _context(seed, samples, backend, device))
 
 
 def show(claim: str, *, fmt: str = "objects", limit: int | None = None,
@@ -167,7 +176,7 @@ def show(claim: str, *, fmt: str = "objects", limit: int | None = None,
     if limit is not None:
         limit = _integer("limit", limit, minimum=1)
     found = _registry().get(claim)
-    resolved = found.resolve(params)
+    resolved = found.resolve(_claim_params(params))
     violation = found.hypothesis_violation(resolved)
     if violation:
         raise NotApplicable(violation)

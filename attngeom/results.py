@@ -83,3 +83,8 @@ class CurvatureReport(dict):
 
     def _repr_markdown_(self) -> str:
         return "```\n" + str(self) + "\n```"
+
+    def __repr__(self) -> str:
+        """One line (the points and values are in the mapping: ``report["K"]``)."""
+        return (f"CurvatureReport({self.get('witness')!r}, {len(self.get('K') or ())} points, "
+                f"K in [{self.get('K_min')}, {self.get('K_max')}], holds={self.get('holds')})")

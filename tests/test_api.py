@@ -174,8 +174,9 @@ def test_errata_from_certificates(run_cli):
     assert report.rows and all(row.paper == "HMK" for row in report.rows)
     _, out, _ = run_cli("errata", "--source", "HMK", "--certificates", ROOT / "certificates")
     assert str(report) == out.rstrip("\n")
-    assert report._repr_markdown_() == report.render("markdown")
-    assert "| location | kind |" in report._repr_markdown_()
+    shown = report._repr_markdown_()          # the page's per-paper tables, without its title
+    assert report.render("markdown").endswith(shown.split("\n", 1)[1])
+    assert "| location | kind |" in shown and "# Errata of" not in shown
 
 
 # -- the verdict's markdown -------------------------------------------------------------
@@ -246,3 +247,19 @@ def test_the_docstring_examples_run():
     from attngeom import api
     result = doctest.testmod(api)
     assert result.failed == 0 and result.attempted >= 6
+
+
+def test_lists_are_comma_lists_for_text_parameters_too():
+    """verify passes a list as the command line's comma list, also to a text parameter
+    (depth-amplification's --amplitudes), as the docstring promises."""
+    verdict = attngeom.verify("depth-amplification", layers=4, amplitudes=["1", "1/2", "1/4", "3/4"])
+    assert verdict.params["amplitudes"] == "1,1/2,1/4,3/4" and verdict.status.holds
+
+
+def test_reports_have_one_line_reprs():
+    report = attngeom.curvature("sphere", points=5)
+    assert repr(report).startswith("CurvatureReport('sphere', 5 points") and "\n" not in repr(report)
+    errata = attngeom.errata("ADM", certificates=str(ROOT / "certificates"))
+    assert repr(errata).startswith("ErrataReport(") and "\n" not in repr(errata)
+    shown = errata._repr_markdown_()
+    assert "## ADM" in shown and "# Errata of the five papers" not in shown
