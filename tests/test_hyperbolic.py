@@ -381,6 +381,103 @@ def test_gram_forms_match_the_elementwise_forms(backend, c):
         assert np.max(np.abs(be.to_numpy(fast) - be.to_numpy(slow))) <= 1e-12
 
 
+@pytest.mark.parametrize("backend", ["numpy", "torch", "jax"])
+@pytest.mark.parametrize("c", [0.7, 3.0])
+def test_gram_forms_issue_26(backend, c):
+    """Issue 26's Gram kernels against the element-wise forms, to 1e-12 (float64), on each
+    backend: every implementation of the benchmark (Lorentz attention, Einstein midpoints,
+    the query-dependent Algorithm 3, Algorithm 1 with the step-size rule), the Minkowski Gram
+    distance, the Hessian bound; on jax also under jax.jit."""
+    from attngeom.geometry_proofs.hyperbolic import attention_benchmark as bench
+    try:
+        be = get_backend(backend)
+    except BackendUnavailable as exc:
+        pytest.skip(str(exc))
+    q, k, v = cost.inputs(Sampler(3), 24, 5, c)
+    ball = [be.asarray(a) for a in (q, k, v)]
+    hyperboloid = [lorentz.from_ball(a, c) for a in ball]
+    for name, kernel in bench.IMPLEMENTATIONS.items():
+        args = hyperboloid if name == "lorentz" else ball
+        want = bench.elementwise_reference(name, q, k, v, c)
+        assert np.max(np.abs(be.to_numpy(kernel(*args, c)) - want)) <= 1e-12, name
+        if backend == "jax":
+            jitted = be.library.jit(lambda a, b, d, f=kernel: f(a, b, d, c))
+            assert np.max(np.abs(be.to_numpy(jitted(*args)) - want)) <= 1e-12, name
+    ql, kl = hyperboloid[:2]
+    slow = lorentz.distance(ql[:, None, :], kl[None, :, :], c)
+    assert np.max(np.abs(be.to_numpy(gram.lorentz_distance(ql, kl, c)) - be.to_numpy(slow))) <= 1e-12
+    alpha = attention.softmax(attention.geodesic_scores(q, k, c))
+    p = poincare.exp_map0(alpha @ poincare.log_map0(v, c), c)
+    bound = gram.hessian_bound(be.asarray(p), ball[2], be.asarray(alpha), c)[:, 0]
+    assert np.max(np.abs(be.to_numpy(bound) - frechet.hessian_bound(p, v[None], alpha, c))) <= 1e-12
+    # the Lorentz and the ball forms of the Einstein-midpoint attention are one map
+    assert np.max(np.abs(be.to_numpy(lorentz.to_ball(gram.lorentz_attention(*hyperboloid, c), c))
+                         - be.to_numpy(gram.einstein_attention(*ball, c)))) <= 1e-12
+
+
+def test_gram_artanh_ratio_small_arguments():
+    """artanh(r)/r switches from its series to the log form at r = 1e-3 without a jump."""
+    r = np.array([0.0, 1e-12, 1e-6, 9.999e-4, 1e-3, 1.001e-3, 0.3, 0.999999])
+    want = np.array([1.0] + [np.arctanh(x) / x for x in r[1:]])
+    assert np.max(np.abs(gram._artanh_ratio(r) / want - 1)) <= 1e-12
+
+
+def test_gram_forms_near_the_boundary():
+    """Points at sqrt(c)|x| = 1 - 1e-6 (distance ~14 from 0): the Gram forms stay finite
+    and agree with the element-wise ones as well as float64 allows there (the pair terms
+    1 - c|x|^2 ~ 2e-6 cost about 6 digits in both forms)."""
+    c = 1.0
+    q, k, v = cost.inputs(Sampler(5), 16, 4, c)
+    v = v / np.linalg.norm(v, axis=-1, keepdims=True) * (1 - 1e-6)
+    k = k / np.linalg.norm(k, axis=-1, keepdims=True) * (1 - 1e-6)
+    from attngeom.geometry_proofs.hyperbolic import attention_benchmark as bench
+    for name in ("geodesic", "geodesic_bound", "algorithm3_query", "einstein", "tangent_origin"):
+        fast = bench.IMPLEMENTATIONS[name](q, k, v, c)
+        assert np.isfinite(fast).all() and (np.sum(fast ** 2, -1) < 1).all(), name
+        if name not in ("geodesic", "einstein"):   # eta = 1 leaves the ball: rows stop (Gram) / the batch
+            slow = bench.elementwise_reference(name, q, k, v, c)
+            assert np.max(np.abs(fast - slow)) <= 1e-6, name
+    # Einstein midpoint: the element-wise form's gamma = 1/sqrt(1 - c|k|^2) (Klein) loses ~5
+    # digits at 1 - c|x|^2 ~ 2e-6, the Gram form's gamma = (1 + c|x|^2)/(1 - c|x|^2) does not:
+    # it matches a 50-digit evaluation with the same weights to 1e-9
+    import mpmath
+    alpha = gram.softmax(gram.geodesic_scores(q, k, c))
+    fast = gram.einstein_midpoint(alpha, v, c)
+    with mpmath.workdps(50):
+        rows = [[mpmath.mpf(float(x)) for x in row] for row in v]
+        sq = [sum(x * x for x in row) for row in rows]
+        gamma = [(1 + s) / (1 - s) for s in sq]
+        for i in range(3):
+            w = [mpmath.mpf(float(a)) * g for a, g in zip(alpha[i], gamma)]
+            klein = [sum(wj * 2 * row[t] / (1 + s) for wj, row, s in zip(w, rows, sq)) / sum(w) for t in range(4)]
+            mean = [x / (1 + mpmath.sqrt(1 - sum(y * y for y in klein))) for x in klein]
+            assert max(abs(float(m) - f) for m, f in zip(mean, fast[i])) <= 1e-9
+    scores = gram.geodesic_scores(q, k, c)
+    assert np.max(np.abs(scores - attention.geodesic_scores(q, k, c)) / np.abs(scores)) <= 1e-6
+
+
+def test_step_size_rule_converges_where_eta_1_fails():
+    """Spread values (radius 6, as frechet-algorithm-1's refuting example): Algorithm 1 at the
+    printed eta = 1 does not settle, the rule eta_i = 2/(1 + L_i) (< 2/lambda_max) does."""
+    c = 1.0
+    alpha = np.full((4, 6), 1 / 6)
+    for seed in (0, 4, 5):
+        _step_rule_case(poincare.random_points(Sampler(seed), (6, 2), c, 6.0), alpha, c)
+
+
+def _step_rule_case(v, alpha, c):
+    init = poincare.exp_map0(alpha @ poincare.log_map0(v, c), c)
+
+    def residual(p):
+        u = gram.tangent_mean(p, v, alpha, c)
+        return float(np.max(poincare.conformal_factor(p, c) * np.linalg.norm(u, axis=-1)))
+
+    ruled = gram.frechet_steps(v, alpha, c, init, 200, eta=gram.STEP_RULE)
+    printed = gram.frechet_steps(v, alpha, c, init, 200, eta=1.0)
+    assert residual(ruled) <= 1e-10
+    assert not residual(printed) <= 1e-6
+
+
 # --------------------------------------------------------------------------------------
 # bad input: one line, exit 2
 # --------------------------------------------------------------------------------------

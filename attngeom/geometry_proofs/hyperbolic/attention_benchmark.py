@@ -1,0 +1,215 @@
+"""Timing of the RGT attention kernels in matrix-product (Gram) form against Euclidean
+attention (issue 26; RGT Prop 9.3 / Table 1), in one process, on one backend / device.
+
+Implementations (all from :mod:`attngeom.geometry_proofs.hyperbolic.gram`, O(N^2 + N d) memory):
+
+* ``euclidean``        softmax(q k^T / sqrt(d)) v, the baseline;
+* ``geodesic``         eq (14) scores, eq (15) weights, three steps of Algorithm 1 (eta = 1)
+  from the tangent mean at the origin (eq 16);
+* ``geodesic_bound``   the same with the step-size rule eta_i = 2 / (1 + L_i)
+  (:func:`~attngeom.geometry_proofs.hyperbolic.gram.frechet_steps`);
+* ``algorithm3``       Algorithm 3 as printed (key-value scores in T_{q_i});
+* ``algorithm3_query`` its query-dependent variant (eq 14 scores, aggregation in T_{q_i});
+* ``tangent_origin``   tangent attention in T_0 (the "optimized" column of Table 1);
+* ``einstein``         eq (14)-(15) on the Poincare ball, Einstein midpoint of the values;
+* ``lorentz``          the same on the Lorentz model: one Minkowski Gram matrix for the
+  distances, the Einstein midpoint as a projected weighted sum (inputs on L_c^d, mapped from
+  the ball before timing).
+
+Every figure is the best (and the median) of ``repeats`` timed runs after one warm-up run,
+the implementations interleaved round-robin so load from other processes hits all alike;
+the ratios divide best times measured in the same round-robin.  On JAX every
+implementation, the baseline included, is ``jax.jit``-compiled.  Inputs: seeded points
+within distance ``radius`` of the origin (:func:`attngeom.geometry_proofs.hyperbolic.cost.inputs`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import asdict, dataclass
+from typing import Callable, Iterable
+
+import numpy as np
+
+from attngeom.geometry_proofs.hyperbolic import attention, frechet, gram, lorentz, poincare
+from attngeom.kernels.backend import get_backend
+from attngeom.kernels.errors import BadInput
+from attngeom.kernels.sampling import Sampler
+
+#: name -> the Gram-form kernel, called as f(q, k, v, c) (Lorentz: points on L_c^d).
+IMPLEMENTATIONS: dict[str, Callable] = {
+    "euclidean": lambda q, k, v, c: gram.euclidean_attention(q, k, v),
+    "geodesic": lambda q, k, v, c: gram.geodesic_attention(q, k, v, c, steps=3),
+    "geodesic_bound": lambda q, k, v, c: gram.geodesic_attention(q, k, v, c, steps=3, eta=gram.STEP_RULE),
+    "algorithm3": gram.tangent_attention_printed,
+    "algorithm3_query": gram.tangent_attention_query,
+    "tangent_origin": gram.tangent_attention_origin,
+    "einstein": gram.einstein_attention,
+    "lorentz": gram.lorentz_attention,
+}
+
+#: issue 26's targets: time over Euclidean attention's at N = 128 ... 1024, d = 64.
+TARGETS = {"geodesic": 10.0, "tangent_origin": 2.0, "lorentz": 2.0}
+
+#: the share of the memory (physical, or the CUDA device's) a run may plan to use.
+MEMORY_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class BenchmarkConfig:
+    """Sizes and setting of one run."""
+
+    sizes: tuple = (128, 256, 512, 1024)
+    dim: int = 64
+    backend: str = "numpy"
+    device: str = "cpu"
+    repeats: int = 5
+    curvature: float = 1.0
+    radius: float = 1.0
+    seed: int = 0
+    check: bool = True
+
+    def planned_bytes(self) -> int:
+        """float64 bytes alive at once, an upper estimate: about 16 [N, N] pair arrays
+        (the log coefficients of Algorithm 1 and Algorithm 3) and 24 [N, d + 1] arrays."""
+        n = max(self.sizes)
+        return 8 * (16 * n * n + 24 * n * (self.dim + 1))
+
+    def validate(self, memory_bytes: int | None = None) -> None:
+        """BadInput (one line) for sizes that make no sense or would not fit in
+        ``MEMORY_SHARE`` of ``memory_bytes`` (a CUDA device's) or of physical memory."""
+        if not self.sizes or min(self.sizes) < 1:
+            raise BadInput(f"--n must be at least 1; got {','.join(map(str, self.sizes)) or 'nothing'}")
+        if self.dim < 1:
+            raise BadInput(f"--d must be at least 1; got {self.dim}")
+        if self.repeats < 1:
+            raise BadInput(f"--repeats must be at least 1; got {self.repeats}")
+        if not (self.curvature > 0 and math.isfinite(self.curvature)):
+            raise BadInput(f"the curvature c must be > 0; got {self.curvature}")
+        if not self.radius > 0:
+            raise BadInput(f"--radius must be > 0; got {self.radius}")
+        limit = MEMORY_SHARE * (memory_bytes or os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+        if self.planned_bytes() > limit:
+            raise BadInput(f"N = {max(self.sizes)}, d = {self.dim} would need about "
+                           f"{self.planned_bytes() / 2**30:,.1f} GiB (limit {limit / 2**30:,.1f} GiB); "
+                           f"choose a smaller --n")
+
+
+def sample_inputs(config: BenchmarkConfig, n: int) -> list[np.ndarray]:
+    """Queries, keys, values on the ball (NumPy, [n, d] each), within ``radius`` of 0."""
+    sampler = Sampler(config.seed)
+    return [poincare.random_points(sampler.spawn(k), (n, config.dim), config.curvature, config.radius)
+            for k in range(3)]
+
+
+def elementwise_reference(name: str, q, k, v, c):
+    """The element-wise (Mobius over [n, m, d]) evaluation of implementation ``name`` on
+    the ball (NumPy), the reference the Gram forms agree with (Lorentz: mapped to L_c^d)."""
+    if name == "euclidean":
+        return attention.euclidean_attention(q, k, v)
+    if name == "geodesic":
+        return attention.geodesic_attention(q, k, v, c, steps=3)
+    if name == "geodesic_bound":
+        alpha = attention.softmax(attention.geodesic_scores(q, k, c))
+        p = poincare.exp_map0(alpha @ poincare.log_map0(v, c), c)
+        for _ in range(3):
+            step = 2 / (1 + frechet.hessian_bound(p, v[None], alpha, c))
+            p = poincare.exp_map(p, step[:, None] * frechet.tangent_mean(p, v[None], alpha, c), c)
+        return p
+    if name == "algorithm3":
+        return attention.tangent_attention_printed(q, k, v, c)
+    if name == "algorithm3_query":
+        return attention.tangent_attention_query(q, k, v, c)
+    if name == "tangent_origin":
+        return attention.tangent_attention_origin(q, k, v, c)
+    mean = frechet.einstein_midpoint(v[None], attention.softmax(attention.geodesic_scores(q, k, c)), c)
+    return lorentz.from_ball(mean, c) if name == "lorentz" else mean
+
+
+def _inputs_for(name, ball, hyperboloid):
+    return hyperboloid if name == "lorentz" else ball
+
+
+def run_benchmark(config: BenchmarkConfig,
+                  progress: Callable[..., Iterable] = lambda items, **_: items) -> dict:
+    """Time every implementation at every N of ``config``; return plain data.
+
+    Returns
+    -------
+    dict with ``config``, ``device_label``, ``targets`` and ``rows``: one per N with
+    ``seconds`` (name -> best, median), ``ratios`` (name -> best time over Euclidean
+    attention's best), ``targets_met`` (name -> bool) and, when ``check``,
+    ``agreement`` at the smallest N (name -> max |Gram - element-wise|).
+    """
+    config.validate()
+    be = get_backend(config.backend, config.device)
+    if be.memory_bytes:
+        config.validate(be.memory_bytes)
+    c = float(config.curvature)
+    kernels = dict(IMPLEMENTATIONS)
+    if be.name == "jax":
+        jax = be.library
+        kernels = {name: jax.jit(lambda q, k, v, f=f: f(q, k, v, c)) for name, f in kernels.items()}
+    else:
+        kernels = {name: (lambda q, k, v, f=f: f(q, k, v, c)) for name, f in kernels.items()}
+    rows = []
+    for n in progress(list(config.sizes), label="timing sizes", length=len(config.sizes)):
+        ball = [be.asarray(a) for a in sample_inputs(config, n)]
+        hyperboloid = [lorentz.from_ball(a, c) for a in ball]
+        best = {name: float("inf") for name in kernels}
+        runs = {name: [] for name in kernels}
+        for rep in range(config.repeats + 1):
+            for name, kernel in kernels.items():
+                start = time.perf_counter()
+                be.synchronize(kernel(*_inputs_for(name, ball, hyperboloid)))
+                if rep:
+                    runs[name].append(time.perf_counter() - start)
+                    best[name] = min(best[name], runs[name][-1])
+        ratios = {name: best[name] / best["euclidean"] for name in kernels if name != "euclidean"}
+        rows.append({"N": n, "d": config.dim,
+                     "seconds": {name: {"best_s": best[name], "median_s": float(np.median(runs[name]))}
+                                 for name in kernels},
+                     "ratios": ratios,
+                     "targets_met": {name: ratios[name] <= target for name, target in TARGETS.items()}})
+    report = {"config": asdict(config), "device_label": be.label, "targets": dict(TARGETS), "rows": rows}
+    if config.check:
+        report["agreement"] = agreement(config, be, kernels, min(config.sizes))
+    return report
+
+
+def agreement(config: BenchmarkConfig, be, kernels: dict, n: int) -> dict[str, float]:
+    """max |Gram form - element-wise form| of every implementation at N = n (float64)."""
+    c = float(config.curvature)
+    q, k, v = sample_inputs(config, n)
+    ball = [be.asarray(a) for a in (q, k, v)]
+    hyperboloid = [lorentz.from_ball(a, c) for a in ball]
+    out = {}
+    for name, kernel in kernels.items():
+        fast = be.to_numpy(kernel(*_inputs_for(name, ball, hyperboloid)))
+        out[name] = float(np.max(np.abs(fast - elementwise_reference(name, q, k, v, c))))
+    return out
+
+
+def format_report(report: dict) -> str:
+    """A table of ratios over Euclidean attention (what ``attngeom benchmark
+    hyperbolic-attention`` prints)."""
+    config = report["config"]
+    names = [name for name in IMPLEMENTATIONS if name != "euclidean"]
+    lines = [f"RGT attention in Gram form, d={config['dim']}, c={config['curvature']:g}, "
+             f"radius {config['radius']:g}, {report['device_label']} "
+             f"(time / Euclidean attention's, best of {config['repeats']}; * = issue 26's target met)",
+             f"  {'N':>6} {'euclidean':>12} " + " ".join(f"{name:>16}" for name in names)]
+    for row in report["rows"]:
+        cells = []
+        for name in names:
+            mark = ("*" if row["targets_met"][name] else "!") if name in row["targets_met"] else " "
+            cells.append(f"{row['ratios'][name]:15.2f}{mark}")
+        lines.append(f"  {row['N']:>6} {row['seconds']['euclidean']['best_s'] * 1e3:9.3f} ms "
+                     + " ".join(cells))
+    lines.append("  targets: " + ", ".join(f"{name} <= {target:g}x" for name, target in report["targets"].items()))
+    if "agreement" in report:
+        worst = max(report["agreement"].values())
+        lines.append(f"  Gram vs element-wise forms at N={min(config['sizes'])}: max |diff| {worst:.2e}")
+    return "\n".join(lines)
