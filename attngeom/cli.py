@@ -486,6 +486,31 @@ def gauge_attention(tokens, dim, heads, batch, diagonal, backend, device, repeat
     return 0
 
 
+@benchmark.command("hyperbolic-attention")
+@click.option("--n", "sizes", default="128,256,512,1024", show_default=True, help="sequence lengths N")
+@click.option("--d", "dim", type=int, default=64, show_default=True, help="dimension d")
+@click.option("--backend", type=click.Choice(BACKENDS), default="numpy", show_default=True)
+@click.option("--device", type=click.Choice(DEVICES), default="cpu", show_default=True)
+@click.option("--repeats", type=int, default=5, show_default=True, help="timed runs (best)")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def hyperbolic_attention(sizes, dim, backend, device, repeats, seed, as_json):
+    """RGT attention in Gram form vs Euclidean attention (RGT Table 1, issue 26)."""
+    from attngeom.geometry_proofs.hyperbolic.attention_benchmark import (BenchmarkConfig, format_report,
+                                                                run_benchmark)
+    try:
+        sizes = tuple(int(n) for n in sizes.split(","))
+    except ValueError:
+        raise BadInput(f"--n takes a comma list of integers; got {sizes!r}") from None
+    config = BenchmarkConfig(sizes=sizes, dim=dim, backend=backend, device=device,
+                             repeats=repeats, seed=seed)
+    config.validate()
+    progress = _progress(as_json)
+    report = run_benchmark(config, **({"progress": progress} if progress else {}))
+    click.echo(json.dumps(report, indent=1) if as_json else format_report(report))
+    return 0
+
+
 @cli.group()
 def experiment():
     """Training experiments of the papers (GEC §4)."""

@@ -10,6 +10,7 @@
 #   bash tests/benchmarks/run_gpu_checks.sh reach-jax    #   (issue 6)
 #   bash tests/benchmarks/run_gpu_checks.sh throughput   # the backend table incl. *-cuda
 #   bash tests/benchmarks/run_gpu_checks.sh hyperbolic   # RGT Prop 9.3 cost table on CUDA
+#   bash tests/benchmarks/run_gpu_checks.sh hyperbolic-attention  # Gram-form RGT kernels on CUDA (issue 26)
 #   bash tests/benchmarks/run_gpu_checks.sh gauge        # GT KL attention on CUDA (issue 14)
 #   bash tests/benchmarks/run_gpu_checks.sh gec          # GEC experiment, 1 seed x 2 epochs on CUDA (issue 16)
 #
@@ -21,7 +22,7 @@
 # Results (JSON and logs) go to $OUT when set (the device tool's output folder), else to
 # tests/benchmarks/results/gpu.
 set -o pipefail
-part=${1:?usage: run_gpu_checks.sh tests|reach-torch|reach-jax|throughput|gauge|hyperbolic|gec}
+part=${1:?usage: run_gpu_checks.sh tests|reach-torch|reach-jax|throughput|gauge|hyperbolic|hyperbolic-attention|gec}
 out=${OUT:-tests/benchmarks/results/gpu}
 mkdir -p "$out"
 if compgen -G ".whl/*.whl" > /dev/null; then
@@ -40,6 +41,7 @@ case "$part" in
     reach-jax)   run -m "benchmark and gpu" "tests/benchmarks/test_dimension_reach.py::test_reach_on_cuda[jax]" ;;
     throughput)  run -m benchmark tests/benchmarks/test_throughput.py::test_throughput_table ;;
     hyperbolic)  run -m "benchmark and gpu" tests/benchmarks/test_hyperbolic_cost_bench.py ;;
+    hyperbolic-attention) python3 -m attngeom benchmark hyperbolic-attention --backend torch --device cuda --n 128,256,512,1024,2048,4096 --json > "$out/hyperbolic_attention_cli.json"; run -m "benchmark and gpu" tests/benchmarks/test_hyperbolic_attention_bench.py ;;
     gauge)       run -m gpu tests/benchmarks/test_gauge_attention_bench.py tests/test_gauge_attention.py ;;
     gec)         python3 -m attngeom experiment gec --seeds 0 --epochs 2 --workers 1 --device cuda --out "$out/gec" 2>&1 | tee "$out/gec_cli.log"; run -m gpu tests/test_gec_experiment.py ;;
     *) echo "unknown part $part" >&2; exit 2 ;;
