@@ -229,9 +229,12 @@ def claims(source: str | None = None) -> ClaimList:
     >>> "linear" in attngeom.claims("ADM").ids
     True
     """
-    from attngeom.registry import check_source, claims_of
+    from attngeom import claim_index
+    from attngeom.registry import check_source
     from attngeom.results import ClaimList
-    return ClaimList(c.describe() for c in claims_of(check_source(source)))
+    source = check_source(source)
+    return ClaimList(claim_index.describe(entry) for entry in claim_index.entries()
+                     if source is None or entry["source"].startswith(source))
 
 
 def ideal(d: int, t: int, a: int | None = None, dprime: int = 1, col: int = 1,

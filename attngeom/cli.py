@@ -9,27 +9,39 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from attngeom import api
+from attngeom import api, claim_index
 from attngeom.kernels import __version__
 from attngeom.kernels.backend import BACKENDS, DEVICES
-from attngeom.kernels.certificate_jobs import (CertificateJob, certify_job, recheck_certificates,
-                                     suite_jobs, write_certificates)
-from attngeom.kernels.atomic_files import write_text_atomically
-from attngeom.kernels.certificates import certificate_files, check_certificate
-from attngeom.kernels.claim import FORMATS, METHODS, CheckContext
+from attngeom.kernels.claim import FORMATS, METHODS
 from attngeom.kernels.errata_report import FORMATS as ERRATA_FORMATS
 from attngeom.kernels.errors import BadInput, NotApplicable
-from attngeom.kernels.executor import make_executor
-from attngeom.kernels.junit import junit_xml
 from attngeom.kernels.threads import configure as configure_threads
-from attngeom.kernels.verdict import Status, Verdict
-from attngeom.kernels.verdict_format import format_verdict
-from attngeom.lightning_alg.user_polynomial import PolynomialClaim
-from attngeom.registry import REGISTRY, SOURCES
+from attngeom.registry import SOURCES
 from attngeom.registry import claims_of as _claims_of
+
+if TYPE_CHECKING:
+    from attngeom.kernels.claim import CheckContext
+    from attngeom.kernels.verdict import Verdict
+
+# The claim modules, the certificate machinery and the executors load when a command needs
+# them: options, `attngeom list` and --help come from the claim index (attngeom.claim_index),
+# and `verify CLAIM` imports only CLAIM's module (attngeom.registry.REGISTRY.get).
+
+
+def __getattr__(name: str):
+    """``attngeom.cli.REGISTRY``: the merged registry (:data:`attngeom.registry.REGISTRY`)."""
+    if name == "REGISTRY":
+        return _registry()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _registry():
+    from attngeom.registry import REGISTRY
+    return REGISTRY
 
 
 def _claim_param_options(params):
@@ -84,17 +96,20 @@ def _progress(as_json):
 
 def _certify_task(task):
     """One certificate, where an executor runs it: ((job, present text)) -> outcome."""
+    from attngeom.kernels.certificate_jobs import certify_job
     job, present = task
-    return certify_job(REGISTRY, job, present)
+    return certify_job(_registry(), job, present)
 
 
 def _recheck_task(task):
     """One certificate re-checked, where an executor runs it: ((path, content)) -> result."""
+    from attngeom.kernels.certificates import check_certificate
     path, content = task
-    return check_certificate(Path(path), REGISTRY, content)
+    return check_certificate(Path(path), _registry(), content)
 
 
 def _context(seed, samples, backend, device, as_json) -> CheckContext:
+    from attngeom.kernels.claim import CheckContext
     progress = _progress(as_json)
     return CheckContext(seed=seed, samples=samples, backend=backend, device=device,
                         **({"progress": progress} if progress else {}))
@@ -104,6 +119,8 @@ def _print_verdict(verdict: Verdict, as_json: bool) -> int:
     """The verdict on stdout (:func:`attngeom.kernels.verdict_format.format_verdict`, or JSON); the
     exit code.  Not-applicable: with --json the JSON still goes to stdout, and either way
     one line on stderr (:func:`_raise_if_not_applicable`)."""
+    from attngeom.kernels.verdict import Status
+    from attngeom.kernels.verdict_format import format_verdict
     if as_json:
         click.echo(json.dumps(verdict.to_json(), indent=1, default=str))
     elif verdict.status is not Status.NOT_APPLICABLE:
@@ -115,6 +132,7 @@ def _print_verdict(verdict: Verdict, as_json: bool) -> int:
 def _raise_if_not_applicable(verdict: Verdict) -> None:
     """Not-applicable ends every command the same way: ``attngeom: not-applicable:
     HYPOTHESIS`` on stderr, exit code 2 (README, "Exit codes")."""
+    from attngeom.kernels.verdict import Status
     if verdict.status is Status.NOT_APPLICABLE:
         raise NotApplicable(verdict.summary)
 
@@ -149,18 +167,18 @@ def list_claims(source, as_json):
 
 @cli.command()
 @click.argument("claim_id", metavar="CLAIM")
-@_claim_param_options(REGISTRY.all_params())
+@_claim_param_options(claim_index.all_params())
 @_check_options
 def verify(claim_id, method, backend, device, samples, seed, as_json, **params):
     """Check CLAIM at the given parameters and print the verdict."""
-    claim = REGISTRY.get(claim_id)
+    claim = _registry().get(claim_id)
     verdict = claim.verify(params, method, _context(seed, samples, backend, device, as_json))
     return _print_verdict(verdict, as_json)
 
 
 @cli.command()
 @click.argument("claim_id", metavar="CLAIM")
-@_claim_param_options(REGISTRY.all_params())
+@_claim_param_options(claim_index.all_params())
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="show at most N objects")
 def show(claim_id, fmt, limit, **params):
@@ -171,13 +189,14 @@ def show(claim_id, fmt, limit, **params):
 
 @cli.command("verify-poly", context_settings={"ignore_unknown_options": True})
 @click.argument("words", nargs=-1, required=True, type=click.UNPROCESSED, metavar="POLYNOMIAL")
-@_claim_param_options({p.name: p for p in PolynomialClaim.params})
+@_claim_param_options(claim_index.verify_poly_params())
 @_check_options
 def verify_poly(words, method, backend, device, samples, seed, as_json, **params):
     """Is POLYNOMIAL (Macaulay2 syntax, labels as `show --format m2` prints them) in J?
 
     A polynomial may start with a minus sign ("-y_((1,1),(1,1),(1,1)) + ..."): words that
     are not options of this command are read as the polynomial."""
+    from attngeom.lightning_alg.user_polynomial import PolynomialClaim
     polynomial = " ".join(words)
     claim = PolynomialClaim(polynomial)
     verdict = claim.verify(params, method, _context(seed, samples, backend, device, as_json))
@@ -187,7 +206,7 @@ def verify_poly(words, method, backend, device, samples, seed, as_json, **params
 
 @cli.command()
 @click.argument("claim_id", metavar="[CLAIM]", required=False)
-@_claim_param_options(REGISTRY.all_params())
+@_claim_param_options(claim_index.all_params())
 @_check_options
 @click.option("--suite", type=click.Choice(("paper",)), default=None,
               help="certify every registered claim at its paper's examples")
@@ -206,6 +225,8 @@ def certify(claim_id, suite, claim_ids, source, force, out_dir, workers, schedul
     A certificate already in DIR that would be written again as it is (same claim,
     parameters, method, seed, samples, backend, device, toolkit version and digest of the
     claim's objects) is kept and reported "skipped (up to date)"; --force rewrites it."""
+    from attngeom.kernels.certificate_jobs import CertificateJob, suite_jobs, write_certificates
+    from attngeom.kernels.executor import make_executor
     if (claim_id is None) == (suite is None):
         raise BadInput("give either a CLAIM or --suite paper")
     if suite:
@@ -216,7 +237,7 @@ def certify(claim_id, suite, claim_ids, source, force, out_dir, workers, schedul
     elif claim_ids or source:
         raise BadInput("--claims and --source choose the claims of --suite")
     else:
-        jobs = [CertificateJob(REGISTRY.get(claim_id).id, params, method, seed, samples,
+        jobs = [CertificateJob(_registry().get(claim_id).id, params, method, seed, samples,
                                backend, device)]
     with make_executor(workers, scheduler) as executor:
         rows = write_certificates(jobs, Path(out_dir), executor, _certify_task, force,
@@ -240,6 +261,11 @@ def check_certificates(directory, as_json, junit_path, workers, scheduler):
     """Validate and re-run every certificate in DIRECTORY and compare each value by its
     evidence kind.  Exit 0 when all check out, 1 naming each one that differs, 2 when one
     is not a valid certificate (or DIRECTORY is none)."""
+    from attngeom.kernels.atomic_files import write_text_atomically
+    from attngeom.kernels.certificate_jobs import recheck_certificates
+    from attngeom.kernels.certificates import certificate_files
+    from attngeom.kernels.executor import make_executor
+    from attngeom.kernels.junit import junit_xml
     files = certificate_files(Path(directory))
     if not files:
         raise BadInput(f"no *.json certificates in {directory}")
@@ -342,6 +368,8 @@ def dimension(layers, d, a, t, dprime, softmax, figure3, out_dir, workers, sched
     parallel, or one point where the cluster is."""
     from attngeom.lightning_alg.claims.hmk import dimension_lines, dimension_report
     from attngeom.lightning_alg.hmk.figure3 import figure3_rows, plot_figure3, rows_are_right
+    from attngeom.kernels.executor import make_executor
+    from attngeom.kernels.verdict import Status
 
     context = _context(seed, samples, backend, device, as_json)
     if figure3:
@@ -532,6 +560,7 @@ def experiment_gec(task, seeds, epochs, workers, scheduler, centres, device, out
     proxy and the invariant Gaussian curvature, write the CSV, figures and Table 1."""
     from attngeom.geometry_proofs.gating.experiment.report import run_and_report, summary_lines
     from attngeom.geometry_proofs.gating.experiment.runner import experiment_config
+    from attngeom.kernels.executor import make_executor
     config = experiment_config(task, seeds, epochs, workers, centres, device)
     with make_executor(workers if scheduler else config.workers, scheduler) as executor:
         summary = run_and_report(config, Path(out_dir), _progress(as_json), executor)
@@ -564,6 +593,7 @@ def experiment_gec_readings(seeds, epochs, inits, centres, workers, scheduler, d
     import time
     from dataclasses import replace as _replace
     from attngeom.geometry_proofs.gating.experiment import readings
+    from attngeom.kernels.executor import make_executor
     config = readings.readings_config(seeds, epochs, 1 if workers is None else workers, inits, device)
     if not 1 <= centres <= 1000:
         raise BadInput(f"--centres must be between 1 and 1000; got {centres}")

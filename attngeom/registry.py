@@ -1,18 +1,57 @@
 """Every registered claim in one registry: the claims of ``attngeom.lightning_alg`` (ADM,
-HMK) and of ``attngeom.geometry_proofs`` (GEC, GT, RGT).  Importing this module imports
-every claim module (SymPy, the claim packages); ``import attngeom`` does not, the CLI and
-the functions of :mod:`attngeom.api` do when they need it."""
+HMK) and of ``attngeom.geometry_proofs`` (GEC, GT, RGT).
+
+Importing this module imports no claim module.  :data:`REGISTRY` answers ``get(id)`` by
+importing only the module that defines the claim (found in :mod:`attngeom.claim_index`);
+iterating it, ``len`` and ``all_params`` build the full registry (every claim module,
+SymPy, SciPy) on first use, as :func:`full_registry` does."""
 
 from __future__ import annotations
 
-from attngeom.geometry_proofs.claims import REGISTRY as GEOMETRY_CLAIMS
-from attngeom.kernels.claim import Claim, ClaimRegistry
-from attngeom.kernels.errors import BadInput
-from attngeom.lightning_alg.claims import REGISTRY as LIGHTNING_CLAIMS
+import functools
+from typing import TYPE_CHECKING
 
-REGISTRY = ClaimRegistry.merge(LIGHTNING_CLAIMS, GEOMETRY_CLAIMS)
+from attngeom.kernels.errors import BadInput
+
+if TYPE_CHECKING:
+    from attngeom.kernels.claim import Claim, ClaimRegistry
+
 #: The papers, as the prefixes of the claims' sources (``attngeom list --source``).
 SOURCES = ("ADM", "HMK", "GEC", "GT", "RGT")
+
+
+@functools.lru_cache(maxsize=1)
+def full_registry() -> ClaimRegistry:
+    """Every claim, in the order of ``attngeom list`` (imports every claim module)."""
+    from attngeom.geometry_proofs.claims import REGISTRY as GEOMETRY_CLAIMS
+    from attngeom.kernels.claim import ClaimRegistry
+    from attngeom.lightning_alg.claims import REGISTRY as LIGHTNING_CLAIMS
+    return ClaimRegistry.merge(LIGHTNING_CLAIMS, GEOMETRY_CLAIMS)
+
+
+class LazyRegistry:
+    """The merged registry with ClaimRegistry's interface, loading claim modules on demand:
+    ``get`` imports the one module that defines the claim; the rest builds every claim."""
+
+    def get(self, claim_id: str) -> Claim:
+        from attngeom.claim_index import load_claim
+        claim = load_claim(claim_id)
+        return claim if claim is not None else full_registry().get(claim_id)
+
+    def __iter__(self):
+        return iter(full_registry())
+
+    def __len__(self) -> int:
+        return len(full_registry())
+
+    def all_params(self):
+        return full_registry().all_params()
+
+    def __repr__(self) -> str:
+        return "<attngeom.registry.REGISTRY: every registered claim, loaded on demand>"
+
+
+REGISTRY = LazyRegistry()
 
 
 def check_source(source: str | None) -> str | None:

@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from attngeom.kernels.errors import BackendUnavailable
 from attngeom.kernels.threads import configure_torch
 
 BACKENDS = ("numpy", "torch", "jax")
 DEVICES = ("cpu", "cuda")
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ class Backend:
     # -- moving data -------------------------------------------------------------------
     def asarray(self, array, dtype: str = "float64"):
         """Copy a NumPy array (or nested list) to this backend, as float64 or int64."""
+        import numpy as np
         array = np.asarray(array, dtype=dtype)
         if self.name == "numpy":
             return array
@@ -55,6 +57,7 @@ class Backend:
     def to_numpy(self, array) -> np.ndarray:
         if self.name == "torch":
             return array.detach().cpu().numpy()
+        import numpy as np
         return np.asarray(array)
 
     # -- the few operations whose spelling differs -------------------------------------
@@ -136,6 +139,7 @@ def get_backend(name: str = "numpy", device: str = "cpu") -> Backend:
     if name == "numpy":
         if device != "cpu":
             raise BackendUnavailable("the numpy backend runs on the cpu only; use --backend torch or jax for cuda")
+        import numpy as np
         return Backend("numpy", "cpu", np)
     if name == "torch":
         try:

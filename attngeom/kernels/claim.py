@@ -13,14 +13,16 @@ import importlib
 import pkgutil
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from attngeom.kernels.backend import BACKENDS, DEVICES
 from attngeom.kernels.errors import BadInput
 from attngeom.kernels.evidence import DEFAULT_FLOAT_TOLERANCE
-from attngeom.kernels.sampling import Sampler
 from attngeom.kernels.erratum import Erratum, ErratumSpec, ErrorKind
 from attngeom.kernels.verdict import Status, Verdict, not_applicable, with_erratum
+
+if TYPE_CHECKING:
+    from attngeom.kernels.sampling import Sampler
 
 METHODS = ("symbolic", "exact", "numeric")
 #: Longest integer parameter (digits and sign): every size fits an int64, and text such as
@@ -90,6 +92,7 @@ class CheckContext:
 
     @property
     def sampler(self) -> Sampler:
+        from attngeom.kernels.sampling import Sampler    # NumPy: loaded by the checks only
         return Sampler(self.seed)
 
 

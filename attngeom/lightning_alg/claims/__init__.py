@@ -15,14 +15,26 @@ ORDER = ("expansion_claims", "linear", "single_column", "chow111", "cross_cubic"
          "hmk_deep_fibres", "hmk")
 
 
-REGISTRY = ClaimRegistry(collect_claims(__name__, order=ORDER))
+def __getattr__(name: str):
+    """``REGISTRY``, built on first use (PEP 562): importing one claim module of this
+    package (``attngeom verify linear``) does not import the others."""
+    if name == "REGISTRY":
+        return _registry()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _registry() -> ClaimRegistry:
+    registry = globals().get("REGISTRY")
+    if registry is None:
+        registry = globals()["REGISTRY"] = ClaimRegistry(collect_claims(__name__, order=ORDER))
+    return registry
 
 
 def family_claims(selection: str = "all") -> list:
     """The registered claims that list polynomials of J (a ``members(params, coords)``
     method: every FamilyClaim, and the Veronese, resultant and single-column claims,
     which evaluate their members without expanding them), all or those named in a list."""
-    claims = [c for c in REGISTRY if callable(getattr(c, "members", None))]
+    claims = [c for c in _registry() if callable(getattr(c, "members", None))]
     if selection == "all":
         return claims
     if selection == "none":
