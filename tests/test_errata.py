@@ -212,3 +212,14 @@ def test_re_run_and_certificates_give_the_same_report(run_cli):
         assert code == 0, err
         tables.append([mask_numbers(line) for line in out.splitlines() if "verdicts of" not in line])
     assert tables[0] == tables[1] and any("`dimension-deep`" in line for line in tables[0])
+
+
+def test_a_correction_outside_the_hypotheses_grants_no_kind(monkeypatch):
+    """The correction's run is checked against the claim's hypotheses first: there it is
+    not-applicable, and the refutation stays a false statement (no crash, no kind)."""
+    claim = cli.REGISTRY.get("gt-beta-gradient-mean")
+    monkeypatch.setattr(type(claim), "hypothesis_violation",
+                        lambda self, params: "test hypothesis" if params.get("variant") == "corrected" else None)
+    verdict = verify("gt-beta-gradient-mean", dim=2)
+    assert verdict.error_kind is ErrorKind.FALSE_STATEMENT
+    assert verdict.evidence["erratum check"]["status"] == "not-applicable"

@@ -202,12 +202,15 @@ class Claim:
                        context: CheckContext) -> None:
         """Run the claim under ``erratum_spec.check_params`` (the correction, the missing
         condition, the other convention) at the same seed; when it holds, the refutation is
-        of the spec's kind, and the check's outcome is kept in ``evidence["erratum check"]``."""
+        of the spec's kind, and the check's outcome is kept in ``evidence["erratum check"]``.
+        A correction outside the claim's hypotheses is not-applicable there: it grants no kind
+        (the refutation stays a false statement)."""
         spec = self.erratum_spec
         if all(params.get(name) == value for name, value in spec.check_params.items()):
             return                                   # the correction itself was refuted
         corrected = self.resolve({**params, **spec.check_params})
-        outcome = self.check(method, corrected, context)
+        violation = self.hypothesis_violation(corrected)
+        outcome = not_applicable(violation) if violation else self.check(method, corrected, context)
         given = " ".join(f"--{name.replace('_', '-')} {value}"
                          for name, value in spec.check_params.items())
         verdict.evidence["erratum check"] = {"params": dict(spec.check_params),
