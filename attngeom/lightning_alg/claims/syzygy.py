@@ -11,7 +11,7 @@ from attngeom.kernels.errors import BadInput
 from attngeom.kernels.verdict import Verdict, proved, refuted
 from attngeom.lightning_alg.claims.cross_column import (
     CrossColumnFamilyClaim, MAX_MAXIMAL_MINORS, context_hypothesis, flattening_of, half_of,
-    ring_matmul, coordinate_matrix_identity, generic_weights, rank_over_q)
+    ring_matmul, coordinate_matrix_identity, generic_weights, rank_over_q, weights_ring_name)
 from attngeom.lightning_alg.claims.cross_cubic import CrossCubicClaim
 from attngeom.lightning_alg.invariants import syzygy
 
@@ -22,6 +22,38 @@ def syzygy_basis(d: int):
     columns = syzygy.maximal_minor_coefficients(d)
     relations, pivots = syzygy.kernel_relations(columns)
     return columns, relations, pivots
+
+
+def relation_proof(method, params, coords, columns, relations, name: str,
+                   conclusion: str) -> Verdict:
+    """The whole-family check of a family of linear relations among minors of F_{n,j}
+    (``syzygy``, ``minor-relations``): E c = 0 over Q for every relation c (E by its sparse
+    ``columns``, named ``name``); symbolically also F(mu(W)) = Phi(v) A in QQ[weights]
+    (ADM Thm 27's proof), from which ``conclusion`` follows."""
+    for number, relation in enumerate(relations):
+        image: dict[int, Fraction] = {}
+        for r, c in relation.items():
+            for monomial, e in columns[r].items():
+                image[monomial] = image.get(monomial, Fraction(0)) + c * e
+        if any(image.values()):
+            return refuted(method="exact", summary=(
+                f"relation {number + 1} is not in the kernel of {name}: {name} c != 0"),
+                counterexample={"relation": {str(r): str(c) for r, c in relation.items()},
+                                "E_c": {str(m): str(x) for m, x in image.items() if x}})
+    if method != "symbolic":
+        return proved(checked=len(relations), method="exact", summary=(
+            f"{name} c = 0 over Q for all {len(relations)} kernel relations"),
+            evidence={"relations": len(relations)})
+    ring, values, A_, V, _, _ = generic_weights(coords, params["a"])
+    flattening = flattening_of(params, coords)
+    phi = syzygy.phi_matrix(V[params["row"] - 1], ring.zero, half_of)
+    ring_name = weights_ring_name(coords, params["a"])
+    failure = coordinate_matrix_identity("ADM Thm 27 proof: F(mu(W)) = Phi(v) A", flattening, values,
+                                         ring_matmul(phi, A_, ring.zero), ring_name)
+    return failure or proved(checked=len(relations), summary=(
+        f"F(mu(W)) = Phi(v) A in {ring_name} and {name} c = 0 over Q for all {len(relations)} "
+        f"relations, {conclusion}"),
+        evidence={"ring": ring_name, "relations": len(relations)})
 
 
 class SyzygyClaim(CrossColumnFamilyClaim):
@@ -93,29 +125,8 @@ class SyzygyClaim(CrossColumnFamilyClaim):
 
     def criterion(self, method, params, coords, context):
         columns, relations, _ = syzygy_basis(params["d"])
-        for number, relation in enumerate(relations):
-            image: dict[int, Fraction] = {}
-            for r, c in relation.items():
-                for monomial, e in columns[r].items():
-                    image[monomial] = image.get(monomial, Fraction(0)) + c * e
-            if any(image.values()):
-                return refuted(method="exact", summary=(
-                    f"relation {number + 1} is not in the kernel of E: E c != 0"),
-                    counterexample={"relation": {str(r): str(c) for r, c in relation.items()},
-                                    "E_c": {str(m): str(x) for m, x in image.items() if x}})
-        if method != "symbolic":
-            return proved(checked=len(relations), method="exact", summary=(
-                f"E c = 0 over Q for all {len(relations)} kernel relations"),
-                evidence={"relations": len(relations)})
-        ring, values, A_, V, _, _ = generic_weights(coords, params["a"])
-        flattening = flattening_of(params, coords)
-        phi = syzygy.phi_matrix(V[params["row"] - 1], ring.zero, half_of)
-        failure = coordinate_matrix_identity("ADM Thm 27 proof: F(mu(W)) = Phi(v) A", flattening, values,
-                                   ring_matmul(phi, A_, ring.zero), "QQ[A, V]")
-        return failure or proved(checked=len(relations), summary=(
-            f"F(mu(W)) = Phi(v) A in QQ[A, V] and E c = 0 over Q for all {len(relations)} "
-            f"relations, so each sum_R c_R det F_R(mu(W)) = det A sum_R c_R det Phi_R(v) = 0"),
-            evidence={"ring": "QQ[A, V]", "relations": len(relations)})
+        return relation_proof(method, params, coords, columns, relations, "E", (
+            "so each sum_R c_R det F_R(mu(W)) = det A sum_R c_R det Phi_R(v) = 0"))
 
     def extra_checks(self, method, params, coords, context):
         d = params["d"]

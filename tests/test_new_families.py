@@ -1,0 +1,144 @@
+"""The families of issue 28 (ask 3) that explain ADM's unexplained generators:
+``minor-relations`` (relations among the k x k minors of F_{n,j}, generalizing ADM Thm 27)
+and ``pencil-pair`` (the 2+2 minors of [M(u); M(w)])."""
+
+from math import comb
+
+import pytest
+
+from attngeom.kernels.verdict import Status
+from attngeom.lightning_alg.claims import REGISTRY, family_claims
+from attngeom.lightning_alg.claims import minor_relations as relation_claims
+from attngeom.lightning_alg.claims.syzygy import syzygy_basis
+from attngeom.lightning_alg.ideal.report import compute_ideal
+from attngeom.lightning_alg.invariants import minor_relations, pencil_pair
+
+RELATIONS, PAIR = REGISTRY.get("minor-relations"), REGISTRY.get("pencil-pair")
+
+
+def parts(verdict):
+    return {name: part["status"] for name, part in verdict.evidence["parts"].items()}
+
+
+def test_minor_relations_proved_at_4_2_4_with_the_issue_counts():
+    v = RELATIONS.verify({"d": 4, "t": 2, "a": 4}, "symbolic")
+    assert v.status is Status.PROVED and set(parts(v).values()) == {"proved"}
+    count = v.evidence["parts"]["count"]
+    assert (count["row_sets"], count["rank_E_over_Q"], count["relations_per_column_set"],
+            count["column_sets"], count["members"]) == (120, 70, 50, 4, 200)
+    members = v.evidence["parts"]["members"]
+    assert not members["sampled"] and members["members_checked"] == 200
+
+
+def test_minor_relations_at_k_equal_d_are_thm27():
+    """k = d: one S, one C, and E_d is ADM Thm 27's E (10 relations at d = 3, 175 at d = 4)."""
+    for d in (3, 4):
+        basis, pivots, rows = minor_relations.relations(d, d)
+        assert len(basis) == len(syzygy_basis(d)[1]) and rows == comb(2 * d - 1, d)
+    assert len(minor_relations.relations(4, 2)[0]) == 0  # k = 2: no quadric relation
+
+
+@pytest.mark.parametrize("params,hypothesis", [
+    ({"d": 4, "t": 2, "minor_size": 4}, "3 <= k < d"),
+    ({"d": 4, "t": 2, "a": 2}, "k <= a"),
+    ({"d": 4, "t": 1}, "t >= 2"),
+])
+def test_minor_relations_hypotheses(params, hypothesis):
+    v = RELATIONS.verify(params, "exact")
+    assert v.status is Status.NOT_APPLICABLE and hypothesis in v.summary
+
+
+@pytest.mark.parametrize("method", ["exact", "numeric"])
+def test_mutation_minor_relation_perturbed(monkeypatch, method):
+    """One coefficient of every relation moved by 1: the members no longer vanish."""
+    original = minor_relations.integer_relation
+
+    def perturbed(relation):
+        scaled = dict(original(relation))
+        first = next(iter(scaled))
+        scaled[first] += 1
+        return scaled
+
+    monkeypatch.setattr(minor_relations, "integer_relation", perturbed)
+    v = RELATIONS.verify({"d": 4, "t": 2, "a": 4}, method)
+    assert v.status is Status.REFUTED and parts(v)["members"] == "refuted"
+
+
+def test_mutation_minor_relation_kernel(monkeypatch):
+    """A wrong kernel vector (E_k c != 0) refutes the criterion itself."""
+    columns, basis, pivots, rows = relation_claims.relation_basis(4, 3)
+    number = next(i for i, relation in enumerate(basis) if len(relation) > 1)
+    wrong = [dict(relation) for relation in basis]   # a one-term relation is a vanishing minor
+    wrong[number][min(wrong[number])] += 1
+    monkeypatch.setattr(relation_claims, "relation_basis", lambda d, k: (columns, wrong, pivots, rows))
+    v = RELATIONS.verify({"d": 4, "t": 2, "a": 4}, "exact")
+    assert v.status is Status.REFUTED and parts(v)["criterion"] == "refuted"
+
+
+def test_pencil_pair_verified_at_4_2_4():
+    v = PAIR.verify({"d": 4, "t": 2, "a": 4}, "exact")
+    assert v.status is Status.VERIFIED and set(parts(v).values()) == {"verified", "proved"}
+    assert v.evidence["parts"]["count"]["listed"] == pencil_pair.pair_count(4) == 1686
+    assert v.evidence["parts"]["criterion"]["ranks_mod_p"] == [3] * 6
+
+
+def test_pencil_pair_highest_weight_example_is_a_member():
+    """The issue's example: rows 1, 2 of M_1 on rows 1, 2 of M_2 (R1 = R2 = {1,2}, S1 = {1,1},
+    S2 = {2,2}) is one determinant, a member."""
+    first, second = ((1, 2), (1, 1)), ((1, 2), (2, 2))
+    assert pencil_pair.terms(first, second) == [((1, 1), (2, 1), (1, 2), (2, 2))]
+    assert ((1, 2, 3, 4), first, second) in set(pencil_pair.pair_indices(4))
+
+
+def test_pencil_pair_needs_d4():
+    v = PAIR.verify({"d": 3, "t": 2}, "exact")
+    assert v.status is Status.NOT_APPLICABLE and "d >= 4" in v.summary
+
+
+@pytest.mark.parametrize("method", ["exact", "numeric"])
+def test_mutation_pencil_pair_drops_an_ordering(monkeypatch, method):
+    """Without the sum over Perm(S1) a coefficient of the (u, w)-minor is not a member."""
+    monkeypatch.setattr(pencil_pair, "distinct_permutations", lambda S: (tuple(S),))
+    v = PAIR.verify({"d": 4, "t": 2, "a": 4}, method)
+    assert v.status is Status.REFUTED and parts(v)["members"] == "refuted"
+
+
+def test_mutation_pencil_pair_rank_bound(monkeypatch):
+    monkeypatch.setattr(type(PAIR), "rank_bound", lambda self, params: 2)
+    v = PAIR.verify({"d": 4, "t": 2, "a": 4}, "exact")
+    assert v.status is Status.REFUTED and parts(v)["criterion"] == "refuted"
+
+
+def test_show_m2_lines_are_accepted_by_verify_poly(run_cli):
+    for claim in ("minor-relations", "pencil-pair"):
+        code, out, _ = run_cli("show", claim, "--d", 4, "--t", 2, "--limit", 1, "--format", "m2")
+        assert code == 0
+        code, out, err = run_cli("verify-poly", out.strip(), "--d", 4, "--t", 2, "--method", "exact")
+        assert code == 0, err
+
+
+def test_cubics_at_4_2_4_are_explained():
+    """Measured: Prop 24 and the 3 x 3 minor relations span 200 each, meet in 0, and account
+    for all 400 minimal cubics at (4,2,4)."""
+    report, _ = compute_ideal(4, 2, 4, max_degree=3,
+                              families=family_claims("cross-cubic,minor-relations"))
+    cubic = report.attribution["degrees"][-1]
+    rows = {r["id"]: r for r in cubic["families"]}
+    assert cubic["minimal_generators"] == 400
+    assert rows["minor-relations"]["span"] == rows["minor-relations"]["new_generators"] == 200
+    assert rows["cross-cubic"]["span"] == 200
+    assert cubic["all_families"] == {"span": 400, "new_generators": 400}
+    assert cubic["unexplained"]["minimal_generators"] == 0
+
+
+@pytest.mark.slow
+def test_everything_explained_at_4_2_4_through_degree_4():
+    """Measured: with the resultants over every line, the pencil pairs add exactly the 400
+    minimal quartics the resultants leave, and nothing is unexplained through degree 4."""
+    report, _ = compute_ideal(4, 2, 4, max_degree=4, families=family_claims("all"))
+    quartic = report.attribution["degrees"][-1]
+    rows = {r["id"]: r for r in quartic["families"]}
+    assert quartic["minimal_generators"] == 2500
+    assert rows["pencil-pair"]["new_generators"] == 400
+    assert quartic["all_families"]["new_generators"] == 2500
+    assert all(t["unexplained"]["minimal_generators"] == 0 for t in report.attribution["degrees"])
