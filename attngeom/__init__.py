@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING
 from attngeom.kernels import __version__
 
 if TYPE_CHECKING:
-    from attngeom.api import (BadInput, NotApplicable, claims, curvature, dimension, errata,
-                              ideal, show, verify)
+    from attngeom.api import (BadInput, NotApplicable, atlas, claims, curvature, dimension,
+                              errata, ideal, show, verify)
 
-__all__ = ["__version__", "verify", "show", "claims", "ideal", "dimension", "curvature",
-           "errata", "BadInput", "NotApplicable"]
+__all__ = ["__version__", "verify", "show", "claims", "ideal", "atlas", "dimension",
+           "curvature", "errata", "BadInput", "NotApplicable"]
 
 
 def __getattr__(name: str):

@@ -21,10 +21,11 @@ from attngeom.kernels.errors import BadInput, NotApplicable
 if TYPE_CHECKING:
     from attngeom.kernels.errata_report import ErrataReport
     from attngeom.kernels.verdict import Verdict
+    from attngeom.lightning_alg.ideal.atlas_report import AtlasReport
     from attngeom.lightning_alg.ideal.report import IdealReport
     from attngeom.results import ClaimList, CurvatureReport, ShownObjects
 
-__all__ = ["verify", "show", "claims", "ideal", "dimension", "curvature", "errata",
+__all__ = ["verify", "show", "claims", "ideal", "atlas", "dimension", "curvature", "errata",
            "BadInput", "NotApplicable"]
 
 #: ``show``'s formats: the objects themselves, or one of ``attngeom show --format``'s.
@@ -322,6 +323,74 @@ def ideal(d: int, t: int, a: int | None = None, dprime: int = 1, col: int = 1,
         from attngeom.lightning_alg.ideal.m2_export import export_m2
         report.export = export_m2(engine, max_degree, m2_file)
     return report
+
+
+def atlas(grid: str | None = None, max_degree: int = 4, *, out: str | None = None,
+          families: str | Sequence[str] = "all", attribution_budget: float | str | None = 1,
+          seed: int = 0, prime: int | None = None, check_m2: bool = False,
+          m2_budget: float = 120.0, workers: int | None = None, scheduler: str | None = None,
+          progress: Progress | None = None) -> AtlasReport:
+    """The vanishing ideal over a grid of (d, t, a, d') and degrees: ``attngeom atlas``.
+
+    At every point, what :func:`ideal` computes (HF(k), dim J_k, minimal generators per
+    degree k <= K, the dimension against HMK Cor 3.3, the family attribution and the
+    unexplained generators), plus the local completeness of the families (the rank of the
+    Jacobian of all family members at a smooth point against the codimension: equal means
+    the variety is an irreducible component of their zero set) and, with ``check_m2``,
+    Macaulay2's minimal generators by elimination of the parametrization, compared
+    degree by degree.  See ``docs/atlas.md``.
+
+    Parameters
+    ----------
+    grid : str, optional
+        Terms ``d,t,a[,d'][@K]`` separated by ``;``, each field an integer, ``LO..HI`` or
+        ``X|Y``; None or ``"default"``: the default grid.
+    max_degree : int
+        K of the terms without ``@K``.
+    out : str, optional
+        A folder: each point's record is written to ``out/points/`` as it finishes and
+        reused by a later call with the same settings and code; ``atlas.json``,
+        ``atlas.csv`` and the heat map ``atlas_unexplained.png`` are written there.
+    families, attribution_budget, seed, prime
+        As for :func:`ideal`.
+    check_m2 : bool
+        Also run Macaulay2 at every point (skipped, with a note, when ``M2`` is missing).
+    m2_budget : float
+        Seconds one point's Macaulay2 run may take; a longer run is stopped (``timeout``).
+    workers, scheduler
+        Where the points run: N local processes, or a Dask scheduler address.
+    progress : callable, optional
+        A progress display over the points (see :data:`Progress`).
+
+    Returns
+    -------
+    AtlasReport
+        ``records`` (one dict per point), ``rows()`` (the CSV rows), ``done`` (computed and
+        reused points), ``files``, ``notes``; prints as ``attngeom atlas`` does, shows as
+        markdown in Jupyter.
+
+    Raises
+    ------
+    BadInput
+        A malformed grid, sizes out of range, an unknown family, a bad budget.
+
+    Examples
+    --------
+    >>> import attngeom
+    >>> report = attngeom.atlas("2,2,1..2", max_degree=2, families="none")  # doctest: +SKIP
+    >>> [r["minimal_generators"] for r in report.records]  # doctest: +SKIP
+    """
+    from attngeom.kernels.executor import make_executor
+    from attngeom.lightning_alg.ideal.atlas import compute_atlas
+
+    max_degree = _integer("max_degree", max_degree)
+    seed = _integer("seed", seed)
+    prime = None if prime is None else _integer("prime", prime)
+    if not isinstance(families, str):
+        families = ",".join(families)
+    with make_executor(workers, scheduler) as executor:
+        return compute_atlas(grid, max_degree, out, families, attribution_budget, seed, prime,
+                             check_m2, m2_budget, executor, progress)
 
 
 def dimension(d: int | Sequence[int], t: int | None = None, a: int | Sequence[int] | None = None,

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 
 #: The public functions, in the page's order.
-FUNCTIONS = ("verify", "show", "claims", "ideal", "dimension", "curvature", "errata")
+FUNCTIONS = ("verify", "show", "claims", "ideal", "atlas", "dimension", "curvature", "errata")
 SECTIONS = ("Parameters", "Returns", "Raises", "Examples", "Attributes")
 
 
@@ -24,6 +24,7 @@ def _types() -> list[tuple[str, type, tuple[str, ...]]]:
     from attngeom.kernels.errata_report import ErrataReport
     from attngeom.kernels.errors import BadInput, NotApplicable
     from attngeom.kernels.verdict import Verdict
+    from attngeom.lightning_alg.ideal.atlas_report import AtlasReport
     from attngeom.lightning_alg.ideal.report import IdealReport
     from attngeom.results import ClaimList, CurvatureReport, ShownObjects
     return [("attngeom.BadInput", BadInput, ()),
@@ -32,6 +33,7 @@ def _types() -> list[tuple[str, type, tuple[str, ...]]]:
             ("ClaimList", ClaimList, ("ids", "lines")),
             ("ShownObjects", ShownObjects, ("text",)),
             ("IdealReport", IdealReport, ("to_json", "to_m2", "by_degree")),
+            ("AtlasReport", AtlasReport, ("to_json", "rows", "plot")),
             ("CurvatureReport", CurvatureReport, ("holds",)),
             ("ErrataReport", ErrataReport, ("render",))]
 

@@ -348,6 +348,43 @@ def ideal(d, t, a, dprime, col, max_degree, families, family_params, attribution
     return 0
 
 
+@cli.command("atlas")
+@click.option("--grid", default=None, metavar="SPEC",
+              help="points d,t,a[,d'][@K] separated by ';' (fields: N, LO..HI or X|Y); "
+                   "default: the default grid (docs/atlas.md)")
+@click.option("--max-degree", type=int, default=4, show_default=True,
+              help="largest degree K of the points without @K")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="atlas",
+              show_default=True, help="folder of the point records and outputs; a rerun "
+                                      "skips the points already there")
+@click.option("--families", default="all", show_default=True,
+              help="family claims to attribute: all, none, or a comma list of ids")
+@click.option("--attribution-budget", default="1", show_default=True, metavar="X|none",
+              help="the attribution's work as a multiple of the ideal's own (see ideal)")
+@click.option("--seed", type=int, default=0, show_default=True, help="random seed")
+@click.option("--check-m2", is_flag=True,
+              help="also compute the minimal generators in Macaulay2 (elimination) and compare")
+@click.option("--m2-budget", default="120", show_default=True, metavar="SECONDS",
+              help="seconds one point's Macaulay2 run may take")
+@click.option("--json", "as_json", is_flag=True, help="print the atlas as JSON")
+@_executor_options()
+def atlas(grid, max_degree, out_dir, families, attribution_budget, seed, check_m2, m2_budget,
+          as_json, workers, scheduler):
+    """The vanishing ideal over a grid of (d, t, a, d') and degrees (ADM Def 8): HF, minimal
+    generators, HMK Cor 3.3, attribution, local completeness, Macaulay2 check."""
+    report = api.atlas(grid, max_degree, out=out_dir, families=families,
+                       attribution_budget=attribution_budget, seed=seed, check_m2=check_m2,
+                       m2_budget=m2_budget, workers=workers, scheduler=scheduler,
+                       progress=_progress(as_json))
+    for note in report.notes:
+        click.echo(f"attngeom: {note}", err=True)
+    if as_json:
+        click.echo(json.dumps(report.to_json(), indent=1, default=str))
+    else:
+        click.echo(str(report))
+    return 0
+
+
 @cli.command()
 @click.option("--layers", default=None, metavar="L", help="number of layers l (default: from --d / --a)")
 @click.option("--d", "d", default=None, metavar="D0,...,DL", help="dimensions d_0..d_l, or one integer")
