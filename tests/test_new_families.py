@@ -142,3 +142,63 @@ def test_everything_explained_at_4_2_4_through_degree_4():
     assert rows["pencil-pair"]["new_generators"] == 400
     assert quartic["all_families"]["new_generators"] == 2500
     assert all(t["unexplained"]["minimal_generators"] == 0 for t in report.attribution["degrees"])
+
+
+# -- (4,1,1), ADM Example 21: Brill's quartics and the cone flattening -------------------------
+
+BRILL, CONE = REGISTRY.get("brill"), REGISTRY.get("cone-flattening")
+
+
+def test_brill_vanishes_at_a1_and_not_at_a2():
+    v = BRILL.verify({"d": 4, "t": 1, "a": 1}, "exact")
+    assert v.status is Status.VERIFIED and parts(v)["nontrivial"] == "proved"
+    assert BRILL.verify({"d": 4, "t": 1, "a": 2}, "exact").status is Status.NOT_APPLICABLE
+    # off Cor 22's hypothesis (f_T = l q, q irreducible) the quartics do not vanish
+    from attngeom.kernels.claim import CheckContext
+    from attngeom.lightning_alg.claims.base import coordinates_of
+    from attngeom.lightning_alg.invariants.structured import check_vanishing
+    params = BRILL.resolve({"d": 4, "t": 1, "a": 1, "brill_points": 3})
+    coords = coordinates_of(params)
+    family = BRILL.family(params, coords)
+    assert check_vanishing(family, coords, 2, "exact", CheckContext()).status is Status.REFUTED
+
+
+def test_brill_proved_symbolically_for_a_few_members():
+    v = BRILL.verify({"d": 3, "t": 1, "a": 1, "brill_points": 2}, "symbolic")
+    assert v.status is Status.PROVED
+
+
+@pytest.mark.parametrize("name,value", [("NEWTON", (-2, 3)), ("WEIGHTS", (3, 1, 1, -3))])
+def test_mutation_brill_formula(monkeypatch, name, value):
+    """Newton's p_3 = e1^3 - 3 e1 e2 + 3 e3 or B's alternating weights changed: the quartics
+    no longer vanish."""
+    from attngeom.lightning_alg.invariants import brill
+    monkeypatch.setattr(brill, name, value)
+    v = BRILL.verify({"d": 4, "t": 1, "a": 1, "brill_points": 5}, "exact")
+    assert v.status is Status.REFUTED and parts(v)["vanishing"] == "refuted"
+
+
+def test_cone_flattening_proved_and_counted():
+    v = CONE.verify({"d": 4, "t": 1, "a": 1}, "symbolic")
+    assert v.status is Status.PROVED and v.evidence["parts"]["count"]["listed"] == 210
+    assert CONE.verify({"d": 4, "t": 1, "a": 2}, "exact").status is Status.NOT_APPLICABLE
+
+
+def test_mutation_cone_flattening_rank_bound(monkeypatch):
+    from attngeom.lightning_alg.invariants import cone_flattening
+    monkeypatch.setattr(cone_flattening, "rank_bound", lambda a: 2 * a)
+    v = CONE.verify({"d": 4, "t": 1, "a": 1}, "exact")
+    assert v.status is Status.REFUTED and parts(v)["criterion"] == "refuted"
+
+
+@pytest.mark.slow
+def test_everything_explained_at_4_1_1():
+    """Measured: Brill's quartics span 875 of the 1085 minimal quartics of ADM Example 21, the
+    cone flattening's 210 minors the other 210."""
+    report, _ = compute_ideal(4, 1, 1, max_degree=4, families=family_claims("brill,cone-flattening"),
+                              attribution_budget=None)
+    quartic = report.attribution["degrees"][-1]
+    rows = {r["id"]: r for r in quartic["families"]}
+    assert quartic["minimal_generators"] == 1085
+    assert rows["brill"]["new_generators"] == 875 and rows["cone-flattening"]["new_generators"] == 210
+    assert quartic["unexplained"]["minimal_generators"] == 0

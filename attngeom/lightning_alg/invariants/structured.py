@@ -307,6 +307,9 @@ class StructuredFamily(ABC):
     name: str = ""
     #: whether members are polynomials in y only (invariants) or identities in the weights
     uses_weights: bool = False
+    #: whether a counterexample prints the member expanded (off for dense members, whose
+    #: printing through SymPy takes far longer than the check)
+    witness_polynomial: bool = True
 
     @property
     @abstractmethod
@@ -399,7 +402,8 @@ WITNESS_TERMS = 20_000
 def _witness(family: StructuredFamily, index: int, coords, a, context, extra: dict) -> dict:
     out = {"member": family.describe(index)}
     single = family.restrict(index)
-    if not family.uses_weights and family.printable_terms(index) <= WITNESS_TERMS:
+    if (not family.uses_weights and family.witness_polynomial
+            and family.printable_terms(index) <= WITNESS_TERMS):
         out["polynomial"] = format_polynomial(single.expand(coords)[0], coords, "m2")
     sampler = context.sampler.spawn(7)
     for _ in range(20):
