@@ -153,5 +153,12 @@ class BrillFamily(StructuredFamily):
 
 
 def brill_points(sampler, count: int, d: int, bound: int = 3) -> np.ndarray:
-    """``count`` seeded triples (x, y, z) of integers in [-bound, bound]^d."""
-    return sampler.integers((count, 3, d), -bound, bound)
+    """``count`` seeded triples (x, y, z) of integers in [-bound, bound]^d, drawn in batches
+    and kept in order when x, y, z are linearly independent (otherwise B(x; y, z) = 0: on
+    the line or plane they span every binary cubic is a product of linear forms)."""
+    kept: list = []
+    while len(kept) < count:
+        for x, y, z in sampler.integers((2 * count, 3, d), -bound, bound):
+            if np.linalg.matrix_rank(np.stack([x, y, z]).astype(float)) == 3:
+                kept.append((x, y, z))
+    return np.array(kept[:count], dtype=np.int64).reshape(count, 3, d)
