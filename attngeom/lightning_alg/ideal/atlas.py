@@ -38,13 +38,14 @@ POINTS_FOLDER = "points"
 
 #: The sources the atlas's numbers come from (relative to the attngeom package): the ideal
 #: and its attribution, the coordinates and mu, the families and their claims, the HMK
-#: formula, the exact arithmetic.  Rendering (atlas_report) is not among them.
+#: formula, the exact arithmetic.  The grid grammar, the Macaulay2 check (its results are
+#: keyed by their own script's digest) and the rendering are not among them.
 CODE_SOURCES = ("lightning_alg/ideal/*.py", "lightning_alg/invariants/*.py",
                 "lightning_alg/claims/*.py", "lightning_alg/parametrization.py",
                 "lightning_alg/coordinates.py", "lightning_alg/labels.py",
                 "lightning_alg/hmk/dimension.py", "kernels/primefield.py",
                 "kernels/monomials.py", "kernels/polyeval.py", "kernels/sampling.py")
-_NOT_CODE = ("atlas_report.py",)
+_NOT_CODE = ("atlas_grid.py", "atlas_m2.py", "atlas_report.py")
 
 
 def code_digest() -> str:

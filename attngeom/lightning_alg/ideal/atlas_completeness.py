@@ -11,8 +11,9 @@ through y is V: **V is an irreducible component of Z(F)**.
 
 Computed over F_p (p = 2^31 - 1): y = mu(W) at random weights W (ADM Prop 6), checked
 smooth by the rank of the Jacobian of mu there (= dim V, :mod:`.variety`); every family's
-members (:func:`~attngeom.lightning_alg.ideal.attribution.collect_families`, the same
-members and sampling as the attribution) are differentiated term by term,
+members (those the attribution collected, or
+:func:`~attngeom.lightning_alg.ideal.attribution.collect_families` with the same budget and
+sampling when it did not run) are differentiated term by term,
 d/dy_i (coeff * y_m1 ... y_mk) = coeff * sum_{j: m_j = i} prod_{l != j} y_ml.
 An observed rank c is exact: some c x c minor of J_F o mu is a polynomial in W over Q
 that is nonzero mod p at W, hence nonzero.  An observed rank below c may be bad luck:
@@ -91,9 +92,12 @@ def local_completeness(ideal, claims, max_degree: int, dimension: int,
     codimension = len(coords) - dimension
     sampler = ideal.stream(STREAM_COMPLETENESS)
     point, tries = smooth_point(ideal, dimension, sampler)
-    values = {"d": ideal.d, "t": ideal.t, "a": ideal.a, "dprime": coords.dprime, "col": coords.col}
-    sources = collect_families(claims, values, coords, max_degree, sampler, prime,
-                               budget=AttributionBudget(ideal.work, budget_factor))
+    sources = getattr(ideal, "family_sources", None)     # the attribution's, when it ran
+    if sources is None:
+        values = {"d": ideal.d, "t": ideal.t, "a": ideal.a, "dprime": coords.dprime,
+                  "col": coords.col}
+        sources = collect_families(claims, values, coords, max_degree, sampler, prime,
+                                   budget=AttributionBudget(ideal.work, budget_factor))
     bases, ranks, skipped, sampled, outside = {}, {}, [], [], []
     for source in sources:
         if source.skipped and source.skipped.startswith("not-applicable"):

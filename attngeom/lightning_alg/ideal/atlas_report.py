@@ -117,7 +117,9 @@ def completeness_text(record: dict) -> str:
     if not lc:
         return "-"
     if not lc["complete"]:
-        return f"no: rank {lc['rank']} < codim {lc['codimension']}"
+        none = "; J has no generator of degree <= K" if not any(
+            record["minimal_generators"].values()) else ""
+        return f"no: rank {lc['rank']} < codim {lc['codimension']}{none}"
     if lc["codimension"] == 0:
         return "yes: codimension 0"
     sets = " or ".join("+".join(s) for s in lc["sufficient_sets"]) or "(search cut)"
@@ -376,7 +378,7 @@ def atlas_markdown(atlas: dict, figure: str = DOCS_FIGURE) -> str:
         "is one line and exit code 2.",
         "",
         "The default grid's rule: a point is in when its table to degree 4, every "
-        "registered family attributed, takes at most about a minute and 1 GiB in one "
+        "registered family attributed, takes at most a few minutes and about 1 GiB in one "
         "process on the 2-core, 24 GiB development machine (measured; the figures are in "
         "the comment of `DEFAULT_GRID`).  d' = 2 is included at two points: one output "
         "coordinate sees only row 1 of V, so its ideal is that of d' = 1 and only the "

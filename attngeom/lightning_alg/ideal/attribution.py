@@ -690,6 +690,7 @@ def attribute_families(ideal, tables: list, claims, max_degree: int,
     progress = ideal.context.progress
     sources = collect_families(claims, values, coords, max_degree, ideal.stream(STREAM_MEMBERS),
                                ideal.prime, family_params, budget, progress)
+    ideal.family_sources = sources      # kept for the atlas's local completeness (atlas_completeness)
     attribution = FamilyAttribution(sources, ideal.prime, ideal.stream(STREAM_PROJECTIONS),
                                     budget, progress)
     degrees = []
