@@ -79,6 +79,9 @@ TARGETS = [
     (["dimension", "--a", "2", "--t", "2"], "--d"),
     (["ideal", "--d", "2", "--t", "2", "--a", "2", "--max-degree", "1"], "--family-param"),
     (["ideal", "--d", "2", "--t", "2", "--a", "2", "--max-degree", "1"], "--attribution-budget"),
+    (["atlas", "--max-degree", "1", "--families", "none", "--out", "atlas"], "--grid"),
+    (["atlas", "--grid", "2,1,1", "--max-degree", "1", "--families", "none", "--out", "atlas"],
+     "--m2-budget"),
     (["experiment", "gec", "--epochs", "-1", "--out", "out"], "--seeds"),
     (["list"], "--threads"),
 ]
@@ -152,7 +155,8 @@ _PIECES = st.sampled_from(["u", "v", "y_((1,1),(1,1),(1,1))", "2", "0", "1e308",
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(value=st.lists(_PIECES, max_size=12).map("".join))
 @pytest.mark.parametrize("words,option", [t for t in TARGETS if t[1] in
-                                          (None, "--psi", "--d", "--eps", "--radius", "--line")],
+                                          (None, "--psi", "--d", "--eps", "--radius", "--line",
+                                                           "--grid")],
                          ids=lambda x: str(x))
 def test_mixtures_of_hostile_pieces(workdir, words, option, value):
     check_case(workdir, words, option, value)
