@@ -534,16 +534,18 @@ def benchmark():
 @click.option("--device", type=click.Choice(DEVICES), default="cpu", show_default=True)
 @click.option("--repeats", type=int, default=5, show_default=True, help="timed runs (median)")
 @click.option("--no-direct", "no_direct", is_flag=True, help="skip the O(N^2 n^3) direct kernel")
+@click.option("--dtype", type=click.Choice(["float64", "float32"]), default="float64", show_default=True,
+              help="precision of every kernel (float32: reports its error against float64)")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 def gauge_attention(tokens, dim, heads, batch, diagonal, backend, device, repeats, no_direct,
-                    seed, as_json):
+                    dtype, seed, as_json):
     """GT KL attention: structured vs direct kernel vs standard attention (GT Table 4)."""
     from attngeom.geometry_proofs.gauge.attention_benchmark import (BenchmarkConfig, format_report,
                                                            run_benchmark)
     config = BenchmarkConfig(tokens=tokens, dim=dim, heads=heads, batch=batch,
                              diagonal=diagonal, backend=backend, device=device,
-                             repeats=repeats, direct=not no_direct, seed=seed)
+                             repeats=repeats, direct=not no_direct, seed=seed, dtype=dtype)
     config.validate()
     progress = _progress(as_json)
     report = run_benchmark(config, **({"progress": progress} if progress else {}))

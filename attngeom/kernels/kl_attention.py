@@ -114,15 +114,22 @@ def taylor_threshold(degree: int, tolerance: float = _UNIT_ROUNDOFF) -> float:
     return low
 
 
-_THRESHOLDS = {q: taylor_threshold(_BLOCK * q) for q in _BLOCK_COUNTS}
+#: the unit roundoff of float32: frame_exp's truncation tolerance in float32 mode.
+_UNIT_ROUNDOFF_32 = 2.0 ** -24
+
+_THRESHOLDS = {tolerance: {q: taylor_threshold(_BLOCK * q, tolerance) for q in _BLOCK_COUNTS}
+               for tolerance in (_UNIT_ROUNDOFF, _UNIT_ROUNDOFF_32)}
 
 
-def exp_plan(norm: float) -> tuple[int, int]:
+def exp_plan(norm: float, tolerance: float = _UNIT_ROUNDOFF) -> tuple[int, int]:
     """(q, s): the Taylor degree 4q and the squarings s of :func:`frame_exp` for a batch whose
     largest 2-norm bound is ``norm``, the cheapest 3 + (q - 1) + s with ||a / 2^s|| <=
-    theta_{4q} (:func:`taylor_threshold`)."""
+    theta_{4q} (:func:`taylor_threshold` at ``tolerance``: the unit roundoff of float64, or
+    of float32 for float32 frames)."""
+    thresholds = _THRESHOLDS[tolerance]
+
     def squarings(q):
-        return max(0, int(np.ceil(np.log2(norm / _THRESHOLDS[q])))) if norm > _THRESHOLDS[q] else 0
+        return max(0, int(np.ceil(np.log2(norm / thresholds[q])))) if norm > thresholds[q] else 0
     return min(((q, squarings(q)) for q in _BLOCK_COUNTS), key=lambda plan: (plan[0] + plan[1], plan[0]))
 
 
@@ -132,6 +139,17 @@ def _spectral_bound(a4, be: Backend) -> float:
     if be.name == "torch":      # .item(), not .numpy(): the latter fails under torch.func
         return float(be.sum(be.abs(a4.detach()), -2).amax()) ** 0.25
     return float(np.max(np.sum(np.abs(be.to_numpy(a4)), axis=-2))) ** 0.25
+
+
+def dtype_name(x) -> str:
+    """'float32' / 'float64' for a NumPy, torch or JAX array."""
+    return str(x.dtype).replace("torch.", "")
+
+
+def _constant(values, like, be: Backend):
+    """A NumPy constant on ``be`` in the dtype of the array ``like`` (float32 inputs stay
+    float32: a float64 constant would promote them)."""
+    return be.asarray(values, dtype=dtype_name(like))
 
 
 def _traced(x, be: Backend) -> bool:
@@ -157,25 +175,59 @@ def frame_exp(phi, be: Backend):
     """
     if 0 in tuple(phi.shape) or _traced(phi, be):
         return matrix_exp(phi, be)
+    tolerance = _UNIT_ROUNDOFF_32 if dtype_name(phi) == "float32" else _UNIT_ROUNDOFF
+    if be.name == "jax":
+        # the bound read on the host, the polynomial compiled once per plan and shape (op by
+        # op, JAX's dispatch dominated: 6.8 ms of the kernel's 7.6 ms at GT's size on an H200)
+        bound = float(_jax_compiled(be, "bound", _fourth_power_bound)(phi)) ** 0.25
+        plan = exp_plan(bound, tolerance)
+        return _jax_compiled(be, ("taylor",) + plan, _taylor_exp, plan)(phi)
+    a2, a3, a4 = _powers(phi)
+    return _taylor_exp(phi, *exp_plan(_spectral_bound(a4, be), tolerance), be, (a2, a3, a4))
+
+
+def _powers(phi):
     a2 = phi @ phi
-    a3 = a2 @ phi
-    a4 = a2 @ a2
-    blocks, squarings = exp_plan(_spectral_bound(a4, be))
+    return a2, a2 @ phi, a2 @ a2
+
+
+def _fourth_power_bound(phi, be: Backend):
+    """max over the batch of ||phi^4||_1 (on the device; :func:`_spectral_bound` reads it)."""
+    a4 = _powers(phi)[2]
+    return be.module.max(be.sum(be.abs(a4), -2))
+
+
+def _taylor_exp(phi, blocks: int, squarings: int, be: Backend, powers=None):
+    """The Paterson-Stockmeyer evaluation of :func:`frame_exp` for the plan (q, s) =
+    (``blocks``, ``squarings``), given phi^2, phi^3, phi^4 or computing them."""
+    a2, a3, a4 = powers if powers is not None else _powers(phi)
     scale = 0.5 ** squarings
     n = phi.shape[-1]
-    powers = be.module.stack([_broadcast_pair(a2, be.asarray(np.eye(n)), be)[1],
-                              phi * scale, a2 * scale ** 2, a3 * scale ** 3])
+    stacked = be.module.stack([_broadcast_pair(a2, _constant(np.eye(n), phi, be), be)[1],
+                               phi * scale, a2 * scale ** 2, a3 * scale ** 3])
     a4 = a4 * scale ** 4
     degree = _BLOCK * blocks
     coefficients = np.array([[1.0 / _factorial(_BLOCK * j + r) for r in range(_BLOCK)]
                              for j in range(blocks)])
-    block = be.module.tensordot(be.asarray(coefficients), powers, 1)   # [q, ..., n, n]
+    block = be.module.tensordot(_constant(coefficients, phi, be), stacked, 1)   # [q, ..., n, n]
     result = block[blocks - 1] + a4 * (1.0 / _factorial(degree))
     for j in range(blocks - 2, -1, -1):
         result = block[j] + a4 @ result
     for _ in range(squarings):
         result = result @ result
     return result
+
+
+_JAX_COMPILED: dict[tuple, Any] = {}
+
+
+def _jax_compiled(be: Backend, name, function, arguments: tuple = ()):
+    """``jax.jit`` of ``function(x, *arguments, be)`` for one backend (JAX caches the
+    compilations per shape and dtype)."""
+    key = (be.label, name)
+    if key not in _JAX_COMPILED:
+        _JAX_COMPILED[key] = be.library.jit(lambda x: function(x, *arguments, be))
+    return _JAX_COMPILED[key]
 
 
 def cholesky(a, be: Backend):
@@ -308,7 +360,7 @@ def skew(coordinates, n: int, be: Backend):
     sign[rows, cols], sign[cols, rows] = 1.0, -1.0
     padded = be.concat([coordinates, 0.0 * be.sum(coordinates, -1)[..., None]], -1)
     gathered = padded[..., be.asarray(index.ravel(), dtype="int64")]
-    return gathered.reshape(tuple(coordinates.shape[:-1]) + (n, n)) * be.asarray(sign)
+    return gathered.reshape(tuple(coordinates.shape[:-1]) + (n, n)) * _constant(sign, coordinates, be)
 
 
 def transport(phi_i, phi_j, be: Backend):
@@ -321,7 +373,7 @@ def block_diagonal(blocks, be: Backend):
     """diag(B_1, ..., B_H) from blocks shape=[..., H, n, n] -> [..., H n, H n]: the
     representation 5 x fund of GT eqs 36-37, 46."""
     heads, n = blocks.shape[-3], blocks.shape[-1]
-    eye = be.asarray(np.eye(heads))
+    eye = _constant(np.eye(heads), blocks, be)
     # out[..., h, a, g, b] = delta_hg blocks[..., h, a, b]
     out = eye[:, None, :, None] * blocks[..., :, :, None, :]
     return out.reshape(tuple(blocks.shape[:-3]) + (heads * n, heads * n))
@@ -371,7 +423,7 @@ def _causal_logits(kl, kappa: float, causal: bool, be: Backend):
     logits = -kl / kappa
     if causal:
         length = kl.shape[-1]
-        future = be.asarray(np.triu(np.full((length, length), -np.inf), k=1))
+        future = _constant(np.triu(np.full((length, length), -np.inf), k=1), kl, be)
         logits = logits + future
     return logits
 
@@ -380,7 +432,7 @@ def _dense_covariance(Sigma, diagonal_sigma: bool, be: Backend):
     if not diagonal_sigma:
         return Sigma
     n = Sigma.shape[-1]
-    return Sigma[..., :, None] * be.asarray(np.eye(n))
+    return Sigma[..., :, None] * _constant(np.eye(n), Sigma, be)
 
 
 def kl_attention_direct(mu, Sigma, frames, kappa: float, be: Backend, *,
@@ -467,23 +519,70 @@ def _take_last(x, index: np.ndarray, be: Backend):
     indexing measured 3.1 ms against 0.8 ms at [3840, 400] -> [3840, 210])."""
     if be.name == "numpy":
         return np.take(x, index, axis=-1)
-    return x[..., be.asarray(index, dtype="int64")]
+    if be.name == "torch":   # index_select: advanced indexing measured 12 ms at [1920, 400] -> 210
+        return be.module.index_select(x, -1, be.asarray(index, dtype="int64"))
+    return be.module.take(x, be.asarray(index, dtype="int64"), axis=-1)
+
+
+def _move(x, source: int, destination: int, be: Backend):
+    """``moveaxis`` on any backend (torch spells it ``movedim``)."""
+    if be.name == "torch":
+        return x.movedim(source, destination)
+    return be.module.moveaxis(x, source, destination)
+
+
+def solve_lower_right(lower, b, be: Backend):
+    """b L^{-T} for lower-triangular L, shape=[..., n, n] and [..., m, n]: the transpose
+    of L^{-1} b^T, laid out so that its Gram matrix X X^T is a product with a transposed
+    *second* operand (BLAS reads it in place; a transposed first operand costs a copy)."""
+    if be.name == "torch":
+        return be.module.linalg.solve_triangular(_transposed(lower, be), b, upper=True, left=False)
+    if be.name == "jax":
+        return be.library.lax.linalg.triangular_solve(lower, b, left_side=False, lower=True,
+                                                      transpose_a=True)
+    return _transposed(solve_lower(lower, _transposed(b, be), be), be)
+
+
+def _gram_rows(x, rows: int, be: Backend):
+    """x x[..., :rows, :]^T, shape=[..., m, k] -> [..., m, rows]: the Gram matrix of the
+    first ``rows`` rows and their products with the others, one product."""
+    return x @ _swap(x[..., :rows, :])
+
+
+def _pair_products(x, be: Backend):
+    """x_a x_b over the upper triangle a <= b of the last axis (row-major order of the pairs,
+    as :func:`_half_vectorization`), shape=[..., n] -> [..., n(n+1)/2].  For the rows of R
+    these give R^T diag(s) R half-vectorized as s . (products) (one product)."""
+    if be.name == "torch":   # slices: torch's gathers along the last axis measured 12 ms here
+        n = x.shape[-1]
+        return be.concat([x[..., a:] * x[..., a:a + 1] for a in range(n)], -1)
+    rows, cols = np.triu_indices(x.shape[-1])
+    return _take_last(x, rows, be) * _take_last(x, cols, be)
+
+
+def _upper_triangle(x, be: Backend):
+    """The entries a <= b of a batch of matrices, shape=[..., n, n] -> [..., n(n+1)/2]
+    (row-major, :func:`_half_vectorization`)."""
+    if be.name == "torch":
+        return be.concat([x[..., a, a:] for a in range(x.shape[-1])], -1)
+    return _take_last(_flatten_matrices(x), _half_vectorization(x.shape[-1])[0], be)
 
 
 def rotated_statistics(mu, Sigma, frames, be: Backend, *, diagonal_sigma: bool = False,
                        rotation=None):
     """The per-token statistics of the structured kernel, O(n^3) per token and head.
 
-    With R_i = exp(phi_i), Sigma_i = L_i L_i^T (Cholesky; L_i = diag(sqrt v) for diagonal
-    Sigma = diag(v)), nu_i = R_i^T mu_i, M_i = R_i^T (Sigma_i + mu_i mu_i^T) R_i and
-    P_i = R_i^T Sigma_i^{-1} R_i, everything comes from two factors per token and head,
+    With R_i = exp(phi_i), nu_i = R_i^T mu_i, M_i = R_i^T (Sigma_i + mu_i mu_i^T) R_i and
+    P_i = R_i^T Sigma_i^{-1} R_i:
 
-        F_i = [L_i^T; mu_i^T] R_i          ((n+1) x n; its last row is nu_i^T),
-        [G_i | w_i] = L_i^{-1} [R_i | mu_i]  (one triangular solve),
-
-    as M_i = F_i^T F_i, [P_i | P_i nu_i] = G_i^T [G_i | w_i] and mu_i^T Sigma_i^{-1} mu_i =
-    |w_i|^2: three products and one solve, against five products, an inverse and two
-    matrix-vector products for the congruences R^T X R done one by one.
+    * full Sigma = L L^T (Cholesky): F^T = R^T [L | mu] gives M = F^T F and nu (its last
+      column); X = [R^T; mu^T] L^{-T} (one triangular solve, :func:`solve_lower_right`)
+      gives [P; (P nu)^T] = X X[:n]^T and mu^T Sigma^{-1} mu = |X_n|^2: two triangular
+      products, one solve and two Gram products per token and head.
+    * diagonal Sigma = diag(v): (R^T diag(s) R)_ab = sum_k s_k R_ka R_kb, so with the
+      products R_ka R_kb over a <= b formed once per frame (:func:`_outer_half`), M - nu nu^T
+      and P of every head sharing that frame are one product [2H, n] x [n, n(n+1)/2]
+      (s = v and 1/v), already half-vectorized.
 
     * ``rotation``  R_i,                                     shape=[..., H or 1, N, n, n]
     * ``nu``        nu_i,                                    shape=[..., H, N, n]
@@ -497,34 +596,39 @@ def rotated_statistics(mu, Sigma, frames, be: Backend, *, diagonal_sigma: bool =
     ``rotation``: exp of the frames (as :func:`_frame_spec` arranges them) when the caller
     has it already.
     """
-    n = mu.shape[-1]
+    n, heads = mu.shape[-1], mu.shape[-3]
     head, skew_frames = _frame_spec(frames)
     rotation = frame_exp(skew_frames, be) if rotation is None else rotation
-    # R_i for every head, [..., H, N, n, n] (explicit: broadcasting inside ``@`` measured
-    # 2.6x slower on jax)
-    per_head = _broadcast_pair(mu[..., None], rotation if head else rotation[..., None, :, :, :], be)[1]
-    mu_row = mu[..., None, :]
+    per_head = rotation if head else rotation[..., None, :, :, :]       # [..., H or 1, N, n, n]
+    weights = _half_vectorization(n)[1]
     if diagonal_sigma:
-        root = be.module.sqrt(Sigma)
-        nu = (mu_row @ per_head)[..., 0, :]
-        factor = be.concat([root[..., :, None] * per_head, nu[..., None, :]], -2)
-        solved = be.concat([per_head / root[..., :, None], (mu / root)[..., :, None]], -1)
         logdet = be.sum(be.module.log(Sigma), -1)
+        whitened = mu / Sigma                                           # Sigma^{-1} mu
+        vectors = be.concat([mu[..., None, :], whitened[..., None, :]], -2) @ per_head
+        nu, precision_nu = vectors[..., 0, :], vectors[..., 1, :]      # [..., H, N, n]
+        scales = be.concat([Sigma[..., None, :], 1.0 / Sigma[..., None, :]], -2)  # [..., H, N, 2, n]
+        if not head:    # the heads share the frame: [..., N, 2H, n] against one product table
+            scales = _move(scales, -4, -3, be).reshape(tuple(scales.shape[:-4]) + (scales.shape[-3], 2 * heads, n))
+        congruent = scales @ _pair_products(rotation, be)                  # [..., (H,) N, 2 (H), T]
+        if not head:
+            congruent = _move(congruent.reshape(tuple(congruent.shape[:-2]) + (heads, 2, len(weights))), -3, -4, be)
+        second = (congruent[..., 0, :] + _pair_products(nu, be)) * _constant(weights, nu, be)
+        precision = congruent[..., 1, :]
+        offset = be.sum(whitened * mu, -1) + logdet
     else:
         lower = cholesky(Sigma, be)
-        factor = be.concat([_transposed(lower, be), mu_row], -2) @ per_head
-        nu = factor[..., n, :]
-        solved = solve_lower(lower, be.concat([per_head, mu[..., None]], -1), be)
         logdet = _logdet_from_cholesky(lower, be)
-    whitened_mu = solved[..., n]
-    projected = _transposed(solved[..., :n], be) @ solved                 # [P | P nu]
-    second = _transposed(factor, be) @ factor
-    index, weights = _half_vectorization(n)
-    return {"rotation": rotation, "nu": nu,
-            "second": _take_last(_flatten_matrices(second), index, be) * be.asarray(weights),
-            "precision": _take_last(_flatten_matrices(projected[..., :n]), index, be),
-            "precision_nu": projected[..., n],
-            "offset": be.sum(whitened_mu * whitened_mu, -1) + logdet,  # rotation invariant
+        turned = _broadcast_pair(lower, _transposed(per_head, be), be)[1]      # R^T per head
+        factor = turned @ be.concat([lower, mu[..., None]], -1)       # F^T, [..., n, n+1]
+        nu = factor[..., n]
+        half = solve_lower_right(lower, be.concat([turned, mu[..., None, :]], -2), be)
+        projected = _gram_rows(half, n, be)                             # [P; (P nu)^T]
+        second = _upper_triangle(_gram_rows(factor, n, be), be) * _constant(weights, factor, be)
+        precision = _upper_triangle(projected[..., :n, :], be)
+        precision_nu = projected[..., n, :]
+        offset = be.sum(half[..., n, :] * half[..., n, :], -1) + logdet
+    return {"rotation": rotation, "nu": nu, "second": second, "precision": precision,
+            "precision_nu": precision_nu, "offset": offset,  # rotation invariant
             "logdet": logdet, "head": head}
 
 

@@ -13,6 +13,12 @@
 #   bash tests/benchmarks/run_gpu_checks.sh hyperbolic-attention  # Gram-form RGT kernels on CUDA (issue 26)
 #   bash tests/benchmarks/run_gpu_checks.sh gauge        # GT KL attention on CUDA (issue 14)
 #   bash tests/benchmarks/run_gpu_checks.sh gec          # GEC experiment, 1 seed x 2 epochs on CUDA (issue 16)
+#   bash tests/benchmarks/run_gpu_checks.sh tests-other  # `tests` without the files of `gauge` and
+#                                                        # `hyperbolic-attention` (after those two)
+#   bash tests/benchmarks/run_gpu_checks.sh all          # the parts in one call, each under a time
+#                                                        # limit (GPU_PARTS), results as one
+#                                                        # archive gpu_results.tgz (the device tool
+#                                                        # brings back at most 8 files)
 #
 # The machine has torch, jax, sympy, numpy, networkx, click, matplotlib and pytest, but not
 # python-flint or galgebra: carry them as wheels in .whl (see docs/kernels.md, "GPU runs").
@@ -22,7 +28,20 @@
 # Results (JSON and logs) go to $OUT when set (the device tool's output folder), else to
 # tests/benchmarks/results/gpu.
 set -o pipefail
-part=${1:?usage: run_gpu_checks.sh tests|reach-torch|reach-jax|throughput|gauge|hyperbolic|hyperbolic-attention|gec}
+part=${1:?usage: run_gpu_checks.sh tests|tests-other|reach-torch|reach-jax|throughput|gauge|hyperbolic|hyperbolic-attention|gec|all}
+if [ "$part" = all ]; then
+    # priority order, each part:seconds; a part that runs past its limit is stopped and the
+    # next one starts (the defaults sum to 570 s, under the device tool's 10-minute call)
+    final=${OUT:-tests/benchmarks/results/gpu}
+    scratch=$(mktemp -d)
+    for spec in ${GPU_PARTS:-gauge:110 hyperbolic-attention:80 tests-other:200 throughput:60 gec:60 reach-torch:60}; do
+        each=${spec%%:*}; limit=${spec##*:}
+        start=$SECONDS
+        OUT="$scratch" timeout "$limit" bash "$0" "$each" > /dev/null 2>&1
+        echo "$each: exit $? after $((SECONDS - start)) s (limit $limit s)" | tee -a "$scratch/parts.txt"
+    done
+    mkdir -p "$final" && tar czf "$final/gpu_results.tgz" -C "$scratch" . && exit 0
+fi
 out=${OUT:-tests/benchmarks/results/gpu}
 mkdir -p "$out"
 if compgen -G ".whl/*.whl" > /dev/null; then
@@ -37,6 +56,9 @@ export ATTNGEOM_BENCH_DIR="$out" PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCAT
 run() { python3 -m pytest -p no:cacheprovider -o addopts="--strict-markers" -s -q -rs "$@" 2>&1 | tee "$out/$part.log"; }
 case "$part" in
     tests)       run -m gpu tests --ignore=tests/benchmarks/test_dimension_reach.py ;;
+    tests-other) run -m gpu tests --ignore=tests/benchmarks/test_dimension_reach.py \
+                     --ignore=tests/benchmarks/test_gauge_attention_bench.py --ignore=tests/test_gauge_attention.py \
+                     --ignore=tests/benchmarks/test_hyperbolic_attention_bench.py ;;
     reach-torch) run -m "benchmark and gpu" "tests/benchmarks/test_dimension_reach.py::test_reach_on_cuda[torch]" ;;
     reach-jax)   run -m "benchmark and gpu" "tests/benchmarks/test_dimension_reach.py::test_reach_on_cuda[jax]" ;;
     throughput)  run -m benchmark tests/benchmarks/test_throughput.py::test_throughput_table ;;

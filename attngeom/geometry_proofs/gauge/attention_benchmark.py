@@ -41,6 +41,9 @@ from attngeom.kernels.kl_attention import (dot_product_attention, einsum, frame_
 from attngeom.kernels.sampling import Sampler
 
 
+#: the floating-point types the kernels are timed in (float32: what training uses).
+DTYPES = ("float64", "float32")
+
 #: the share of the memory (physical, or the CUDA device's) a benchmark may plan to use.
 MEMORY_SHARE = 0.5
 
@@ -67,6 +70,7 @@ class BenchmarkConfig:
     direct_repeats: int = 1
     kappa: float = 1.0
     seed: int = 0
+    dtype: str = "float64"
 
     def planned_bytes(self) -> int:
         """An upper estimate of the float64 bytes alive at once: the inputs (NumPy and
@@ -90,6 +94,8 @@ class BenchmarkConfig:
                 raise BadInput(f"{option} must be at least 1; got {getattr(self, name)}")
         if self.dim % self.heads:
             raise BadInput(f"K = {self.dim} is not a multiple of the number of heads {self.heads}")
+        if self.dtype not in DTYPES:
+            raise BadInput(f"--dtype must be one of {', '.join(DTYPES)}; got {self.dtype!r}")
         if not self.kappa > 0:
             raise BadInput(f"the temperature kappa must be > 0; got {self.kappa}")
         limit = MEMORY_SHARE * (memory_bytes or physical_memory_bytes())
@@ -151,9 +157,10 @@ def run_benchmark(config: BenchmarkConfig,
         config.validate(be.memory_bytes)
     inputs = sample_inputs(config)
     n, heads = config.head_dim, config.heads
-    mu, sigma = be.asarray(inputs["mu"]), be.asarray(inputs["Sigma"])
-    frames = skew(be.asarray(inputs["frame_coordinates"]), n, be)
-    tokens, weights = be.asarray(inputs["tokens"]), be.asarray(inputs["weights"])
+    mu, sigma, coordinates, tokens, weights = (
+        be.asarray(inputs[name], dtype=config.dtype)
+        for name in ("mu", "Sigma", "frame_coordinates", "tokens", "weights"))
+    frames = skew(coordinates, n, be)
 
     def synchronize(result):
         arrays = [getattr(result, "values", result)]
@@ -206,12 +213,15 @@ def run_benchmark(config: BenchmarkConfig,
         timings[name] = _median_seconds(job, repeats, synchronize)
     structured_s = timings["structured"]["median_s"]
     floor_s = timings["frame_exp"]["median_s"] + timings["pairwise_product"]["median_s"]
-    ratios = {"structured_over_standard": structured_s / timings["standard"]["median_s"],
+    ratios = {"structured_over_floor": structured_s / floor_s,
+              "structured_over_standard": structured_s / timings["standard"]["median_s"],
               "structured_over_standard_core": structured_s / timings["standard_core"]["median_s"],
               "floor_over_standard": floor_s / timings["standard"]["median_s"],
               "floor_over_standard_core": floor_s / timings["standard_core"]["median_s"]}
     report = {"config": asdict(config), "device_label": be.label, "timings": timings,
               "ratios": ratios}
+    if config.dtype != "float64":
+        report["error_against_float64"] = _error_against_float64(structured(), inputs, config, be)
     if config.direct:
         ratios["direct_over_structured"] = timings["direct"]["median_s"] / structured_s
         a, b = direct(), structured()
@@ -221,13 +231,28 @@ def run_benchmark(config: BenchmarkConfig,
     return report
 
 
+def _error_against_float64(result, inputs: dict, config: BenchmarkConfig, be) -> dict:
+    """The float32 kernel against the same kernel in float64 on the same inputs: max |K32 -
+    K64| / max |K64| (``kl_relative``), max |beta32 - beta64| and max |values32 -
+    values64| / max |values64|."""
+    mu, sigma, coordinates = (be.asarray(inputs[name]) for name in ("mu", "Sigma", "frame_coordinates"))
+    reference = kl_attention_structured(mu, sigma, skew(coordinates, config.head_dim, be), config.kappa,
+                                        be, diagonal_sigma=config.diagonal)
+    errors = {}
+    for name, key in (("kl", "kl_relative"), ("beta", "beta_absolute"), ("values", "values_relative")):
+        exact = be.to_numpy(getattr(reference, name))
+        difference = float(np.max(np.abs(be.to_numpy(getattr(result, name)).astype(np.float64) - exact)))
+        errors[key] = difference if name == "beta" else difference / float(np.max(np.abs(exact)))
+    return errors
+
+
 def format_report(report: dict) -> str:
     """The report as a few lines of text (what ``attngeom benchmark gauge-attention`` prints)."""
     config = report["config"]
     sigma = "diagonal" if config["diagonal"] else "full"
     lines = [f"KL attention  N={config['tokens']}  K={config['dim']} = {config['heads']} heads x "
              f"SO({config['dim'] // config['heads']})  batch {config['batch']}  {sigma} Sigma  "
-             f"{report['device_label']}"]
+             f"{config.get('dtype', 'float64')}  {report['device_label']}"]
     for name, timing in report["timings"].items():
         lines.append(f"  {name:<16} {timing['median_s'] * 1e3:10.3f} ms  (median of {timing['repeats']})")
     for name, ratio in report["ratios"].items():
@@ -235,4 +260,7 @@ def format_report(report: dict) -> str:
     if "agreement" in report:
         agreement = "  ".join(f"{k} {v:.2e}" for k, v in report["agreement"].items())
         lines.append(f"  direct vs structured max |diff|: {agreement}")
+    if "error_against_float64" in report:
+        error = "  ".join(f"{k} {v:.2e}" for k, v in report["error_against_float64"].items())
+        lines.append(f"  against float64: {error}")
     return "\n".join(lines)
