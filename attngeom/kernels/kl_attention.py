@@ -31,7 +31,7 @@ Two implementations of the same numbers:
   disappear.
 
 All functions take a :class:`attngeom.kernels.backend.Backend` ``be`` and work unchanged on numpy,
-torch and jax (cpu or cuda), float64.  The structured kernel is differentiable (torch
+torch and jax (cpu or cuda), in float64 or float32 (they follow the inputs' dtype).  The structured kernel is differentiable (torch
 autograd / torch.func, jax transforms); on jax it has no data-dependent control flow
 (``jax.jit`` applies).
 

@@ -130,13 +130,18 @@ def sample_inputs(config: BenchmarkConfig) -> dict[str, np.ndarray]:
 
 
 def _median_seconds(run: Callable[[], object], repeats: int, synchronize: Callable) -> dict:
+    """Wall-clock median and minimum over ``repeats`` runs after a warm-up, and the median of
+    the process's CPU time (``cpu_median_s``: the work done, whatever else the machine runs;
+    meaningful for CPU backends only -- a CUDA kernel's time is not this process's CPU time)."""
     synchronize(run())                                   # warm-up (and compilation)
-    times = []
+    times, cpu_times = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         synchronize(run())
         times.append(time.perf_counter() - start)
-    return {"median_s": float(np.median(times)), "min_s": float(np.min(times)), "repeats": repeats}
+        cpu_times.append(time.process_time() - cpu_start)
+    return {"median_s": float(np.median(times)), "min_s": float(np.min(times)), "repeats": repeats,
+            "cpu_median_s": float(np.median(cpu_times))}
 
 
 def run_benchmark(config: BenchmarkConfig,
@@ -218,6 +223,13 @@ def run_benchmark(config: BenchmarkConfig,
               "structured_over_standard_core": structured_s / timings["standard_core"]["median_s"],
               "floor_over_standard": floor_s / timings["standard"]["median_s"],
               "floor_over_standard_core": floor_s / timings["standard_core"]["median_s"]}
+    if config.device == "cpu":
+        # the same ratios in CPU time: on a shared machine wall-clock ratios move 2x from run
+        # to run, CPU-time ratios a few percent (docs/gauge-attention.md)
+        cpu = {name: timing["cpu_median_s"] for name, timing in timings.items()}
+        floor_cpu = cpu["frame_exp"] + cpu["pairwise_product"]
+        ratios["structured_over_floor_cpu_time"] = cpu["structured"] / floor_cpu
+        ratios["structured_over_standard_cpu_time"] = cpu["structured"] / cpu["standard"]
     report = {"config": asdict(config), "device_label": be.label, "timings": timings,
               "ratios": ratios}
     if config.dtype != "float64":
