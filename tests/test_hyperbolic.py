@@ -381,6 +381,26 @@ def test_gram_forms_match_the_elementwise_forms(backend, c):
         assert np.max(np.abs(be.to_numpy(fast) - be.to_numpy(slow))) <= 1e-12
 
 
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_gram_frechet_mean_to_a_tolerance(backend):
+    """Algorithm 1 in Gram form run to a tolerance (issue 26) stops where the element-wise
+    form stops and gives its means to 1e-12, within 1e-9 of the damped reference mean; with
+    the step-size rule it converges too.  Mutation: a looser tolerance moves the means."""
+    be = get_backend(backend)
+    c = 0.7
+    q, k, v = (be.asarray(a) for a in cost.inputs(Sampler(5), 16, 4, c))
+    fast = be.to_numpy(gram.geodesic_attention(q, k, v, c, tol=1e-12))
+    slow = be.to_numpy(attention.geodesic_attention(q, k, v, c, tol=1e-12))
+    assert np.max(np.abs(fast - slow)) <= 1e-12
+    alpha = attention.softmax(attention.geodesic_scores(*(be.to_numpy(a) for a in (q, k)), c))
+    reference = frechet.frechet_mean_damped(be.to_numpy(v)[None], alpha, c).mean
+    assert np.max(np.abs(fast - reference)) <= 1e-9
+    ruled = be.to_numpy(gram.geodesic_attention(q, k, v, c, eta=gram.STEP_RULE, tol=1e-12))
+    assert np.max(np.abs(ruled - reference)) <= 1e-9
+    loose = be.to_numpy(gram.geodesic_attention(q, k, v, c, tol=1e-2))
+    assert np.max(np.abs(loose - reference)) > 1e-9
+
+
 @pytest.mark.parametrize("backend", ["numpy", "torch", "jax"])
 @pytest.mark.parametrize("c", [0.7, 3.0])
 def test_gram_forms_issue_26(backend, c):

@@ -216,10 +216,14 @@ def _bound(weights, ratio, r2):
 STEP_RULE = "bound"
 
 
-def frechet_steps(points, weights, c, init, steps: int, eta: float | str = 1.0):
+def frechet_steps(points, weights, c, init, steps: int, eta: float | str = 1.0,
+                  tol: float | None = None, max_steps: int = 200):
     """``steps`` iterations of Algorithm 1, p_i <- exp_{p_i}(eta u_i), from ``init``
     (shape=[..., n, d]), values ``points`` [..., m, d] shared by the n rows, weights
-    [..., n, m]; shape=[..., n, d].
+    [..., n, m]; shape=[..., n, d].  With ``tol``: until the largest residual
+    |u_i|_{g_{p_i}} = lambda_{p_i} |u_i| over the batch is <= ``tol`` (at most ``max_steps``
+    steps; the stopping rule of the element-wise :func:`.frechet.frechet_mean`, one host
+    read per step, so not under ``jax.jit``).
 
     ``eta="bound"`` (:data:`STEP_RULE`) takes the step eta_i = 2 / (1 + L_i) per row, L_i
     the comparison bound :func:`hessian_bound` at the current iterate (from the same Gram
@@ -232,8 +236,10 @@ def frechet_steps(points, weights, c, init, steps: int, eta: float | str = 1.0):
     saturates and the Mobius addition rounds outside) keeps its last iterate; the other rows
     go on (the element-wise :func:`.frechet.frechet_mean` stops the whole batch there)."""
     p = init
-    for _ in range(steps):
+    for _ in range(steps if tol is None else max_steps):
         u, ratio, r2 = _tangent_mean(p, points, weights, c)
+        if tol is not None and float(poincare.metric_norm(p, u, c).max()) <= tol:
+            break
         step = 2 / (1 + _bound(weights, ratio, r2)) if eta == STEP_RULE else eta
         new = poincare.exp_map(p, step * u, c)
         p = namespace(p).where(c * _row(new) < 1, new, p)
@@ -256,14 +262,15 @@ def _exp_shifted(scores):
     return xp.exp(scores - top)
 
 
-def geodesic_attention(q, k, v, c, steps: int = 3, eta: float | str = 1.0):
+def geodesic_attention(q, k, v, c, steps: int = 3, eta: float | str = 1.0,
+                       tol: float | None = None):
     """Gyro-attention, eqs (14)-(16) with ``steps`` iterations of Algorithm 1 started at the
-    tangent mean at the origin (as :func:`.attention.geodesic_attention`), in Gram form;
-    ``eta="bound"`` the step-size rule of :func:`frechet_steps`; shape=[..., n, d]."""
+    tangent mean at the origin (or to ``tol``, as :func:`.attention.geodesic_attention`), in
+    Gram form; ``eta="bound"`` the step-size rule of :func:`frechet_steps`; shape=[..., n, d]."""
     alpha = softmax(geodesic_scores(q, k, c))
     init = poincare.exp_map0(matmul(alpha, poincare.log_map0(v, c)), c)
     _add("vector", 2 * _size(v.shape) + 2 * _size(q.shape))
-    return frechet_steps(v, alpha, c, init, steps, eta)
+    return frechet_steps(v, alpha, c, init, steps, eta, tol)
 
 
 def tangent_attention_printed(q, k, v, c, w_v=None):
