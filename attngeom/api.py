@@ -397,7 +397,8 @@ def dimension(d: int | Sequence[int], t: int | None = None, a: int | Sequence[in
               *, layers: int | None = None, dprime: int | None = None, softmax: bool = False,
               method: str = "auto", backend: str = "numpy", device: str = "cpu", seed: int = 0,
               samples: int | None = None, workers: int | None = None,
-              scheduler: str | None = None) -> Verdict:
+              scheduler: str | None = None, heads: int | None = None, skip: str | None = None,
+              causal: bool = False) -> Verdict:
     """Neuromanifold dimension (HMK): parameter count, the paper's formula and the measured
     Jacobian rank of the parametrization: ``attngeom dimension``.
 
@@ -423,6 +424,9 @@ def dimension(d: int | Sequence[int], t: int | None = None, a: int | Sequence[in
         As for :func:`verify`.
     workers, scheduler
         Where the rank is computed (a local process or a Dask cluster).
+    heads, skip, causal
+        H heads, a skip connection ("none", "identity", "linear") and a causal mask
+        (claims ``multihead-join``, ``skip-fibre``, ``causal-dimension``; docs/beyond.md).
 
     Returns
     -------
@@ -449,7 +453,8 @@ def dimension(d: int | Sequence[int], t: int | None = None, a: int | Sequence[in
     from attngeom.kernels.executor import make_executor
     from attngeom.lightning_alg.claims.hmk import run_dimension
 
-    raw = {"layers": layers, "d": d, "a": a, "t": t, "dprime": dprime}
+    raw = {"layers": layers, "d": d, "a": a, "t": t, "dprime": dprime, "heads": heads,
+           "skip": skip, "causal": causal}
     point = CheckContext(seed=seed, samples=samples, backend=backend, device=device)
     with make_executor(workers, scheduler) as executor:
         return executor.map(partial(run_dimension, raw, bool(softmax), method), [point],

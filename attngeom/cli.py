@@ -392,13 +392,17 @@ def atlas(grid, max_degree, out_dir, families, attribution_budget, seed, check_m
 @click.option("--t", "t", default=None, metavar="T", help="sequence length t")
 @click.option("--dprime", default=None, metavar="D'", help="d_l when --d is one integer")
 @click.option("--softmax", is_flag=True, help="softmax attention (HMK eq 15; float64 rank)")
+@click.option("--heads", default=None, metavar="H", help="H heads, outputs summed (docs/beyond.md)")
+@click.option("--skip", default=None, metavar="none|identity|linear",
+              help="skip connection: f(X), f(X) + X, f(X) + W_s X")
+@click.option("--causal", is_flag=True, help="causal mask: column j attends to columns 1..j")
 @click.option("--figure3", is_flag=True, help="HMK Figure 3 (l=2, t=3, a=2, delta=3..10) as a PNG")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="directory for --figure3's hmk_figure3.png")
 @_check_options
 @_executor_options()
-def dimension(layers, d, a, t, dprime, softmax, figure3, out_dir, workers, scheduler, method,
-              backend, device, samples, seed, as_json):
+def dimension(layers, d, a, t, dprime, softmax, heads, skip, causal, figure3, out_dir, workers,
+              scheduler, method, backend, device, samples, seed, as_json):
     """Neuromanifold dimension (HMK): parameter count, formula, measured Jacobian rank, verdict.
 
     --workers / --scheduler run the points of --figure3 (one Jacobian rank each) in
@@ -429,7 +433,8 @@ def dimension(layers, d, a, t, dprime, softmax, figure3, out_dir, workers, sched
         return 0
     verdict = api.dimension(d, t, a, layers=layers, dprime=dprime, softmax=softmax,
                             method=method, backend=backend, device=device, seed=seed,
-                            samples=samples, workers=workers, scheduler=scheduler)
+                            samples=samples, workers=workers, scheduler=scheduler,
+                            heads=heads, skip=skip, causal=causal)
     report = dimension_report(verdict)
     if as_json:
         click.echo(json.dumps(report, indent=1, default=str))

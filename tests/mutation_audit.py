@@ -84,6 +84,8 @@ REFUTED_AT_DEFAULTS: dict[str, str] = {
     "flattening-entries": "at --d 3 --t 2 --a 3",
     "singular-locus": "at --d 2 --dprime 1 --t 2",
     "dimension-deep": "at --d 3,3,3 --a 2,2 --t 3",
+    "multihead-join": "at its defaults (the sweep: 14 of 78 points below the join's expected "
+                      "dimension; mutations at a holding point: tests/test_beyond.py)",
     "curvature-lower-bound": "at its defaults",
     "gec-gating-curvature-monotone": "at its defaults",
     "gec-curvature-accuracy-correlation": "at its defaults",
@@ -303,6 +305,24 @@ ADM_HMK = [
       "return _first_layer_and_ends(arch, delta) - delta ** 2 + _later_layers(arch, delta, 2)",
       "return _first_layer_and_ends(arch, delta) - delta ** 2 + 1 + _later_layers(arch, delta, 2)",
       "eq (16) +1", "--d", "3,3,3", "--a", "2,2", "--t", 3),
+    M("skip-fibre", "attngeom/lightning_alg/models/dimension.py",
+      "(2 * alpha * d_in - alpha ** 2) + 1)",
+      "(2 * alpha * d_in - alpha ** 2) + 2)",
+      "skip fibre: per-head symmetries a^2 + 1 -> a^2 + 2 (a <= d)"),
+    M("skip-fibre", "attngeom/lightning_alg/models/dimension.py",
+      "total += sum(w * w for w in arch.d[1:-1])",
+      "total += sum(w * w - 1 for w in arch.d[1:-1])",
+      "skip fibre: inter-layer GL_d -> SL_d (linear skip)",
+      "--d", "3,3,3", "--a", "2,2", "--t", 3, "--skip", "linear"),
+    M("causal-dimension", "attngeom/lightning_alg/models/dimension.py",
+      "return single_layer_dimension(arch.d[0], arch.d[1], arch.a[0])",
+      "return single_layer_dimension(arch.d[0], arch.d[1], arch.a[0]) + 1",
+      "causal dimension: eq (7) + 1 for one layer"),
+    M("causal-dimension", "attngeom/lightning_alg/models/dimension.py",
+      "return deep_dimension_corrected(arch, arch.delta)",
+      "return deep_dimension_corrected(arch, arch.delta) - 1",
+      "causal dimension: corrected eq (14) - 1 for two layers",
+      "--d", "3,3,3", "--a", "2,2", "--t", 3, "--causal"),
 ]
 
 GATING = "attngeom/geometry_proofs/gating"

@@ -404,6 +404,10 @@ def run_dimension(raw: dict, softmax: bool, method: str, context: CheckContext) 
     ``auto`` is exact over F_p for lightning on the numpy backend, float64 otherwise."""
     if raw.get("d") is None:
         raise BadInput("--d is required (or --figure3)")
+    if any(raw.get(name) not in (None, False) for name in ("heads", "skip", "causal")):
+        from attngeom.lightning_alg.claims.beyond import run_variant_dimension
+        return run_variant_dimension(raw, softmax, method, context)
+    raw = {k: v for k, v in raw.items() if k not in ("heads", "skip", "causal")}
     if softmax:
         claim = SOFTMAX_DIMENSION
     else:
@@ -425,6 +429,7 @@ def dimension_report(verdict: Verdict) -> dict:
               "method": verdict.method, "architecture": ev.get("architecture"),
               "parameters": ev.get("parameters"), "formula_name": ev.get("formula_name"),
               "formula": ev.get("formula"), "measured_rank": ev.get("measured_rank"),
+              "variant": ev.get("variant"),
               "corrected_formula": ev.get("corrected_formula"),
               "upper_bound_from_symmetries": ev.get("upper_bound_from_symmetries"),
               "certified": ev.get("certified"), "samples": ev.get("samples"),
@@ -449,7 +454,9 @@ def dimension_lines(report: dict) -> list[str]:
     kind = "softmax" if arch["softmax"] else "lightning"
     lines = [f"{report['status']}  {report['claim']}  [{report['source']}]",
              f"  network        l={arch['layers']}  d={','.join(map(str, arch['d']))}  "
-             f"a={','.join(map(str, arch['a']))}  t={arch['t']}  {kind}",
+             f"a={','.join(map(str, arch['a']))}  t={arch['t']}  {kind}" + (
+                 "  heads={heads} skip={skip} causal={causal}".format(**report["variant"])
+                 if report.get("variant") else ""),
              f"  parameters     {report['parameters']}" + (
                  f"  (eq (5) as printed: {report['parameters_eq5_printed']})"
                  if "parameters_eq5_printed" in report else ""),

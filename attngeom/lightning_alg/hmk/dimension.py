@@ -362,13 +362,22 @@ def measure_exact(arch: Architecture, sampler: Sampler, samples: int | None = No
     check_size((samples or initial_inputs(arch)) * arch.d[-1] * arch.t, arch.parameters)
     weights = sample_weights(arch, sampler.spawn(1), prime)
     tangents = symmetry_tangents(weights, lambda x: (-x) % prime, rescaling=True)
+    return rank_by_doubling(network_function(arch), weights, tangents, arch.parameters,
+                            samples or initial_inputs(arch), lambda s, n: _inputs(arch, s, n, prime),
+                            sampler, bool(samples), prime)
+
+
+def rank_by_doubling(func, weights, tangents, parameters: int, count: int, draw_inputs,
+                     sampler: Sampler, fixed: bool, prime: int) -> RankMeasurement:
+    """The exact rank of the Jacobian of W -> (func(W, X_1), ..., func(W, X_N)) at
+    ``weights``, with ``count`` inputs from ``draw_inputs(sampler, n)``, doubled (at most
+    DOUBLINGS times, unless ``fixed``) while the rank is below P - rank(tangents) and grows;
+    ``tangents`` (rows, or None) are symmetry directions, checked to lie in the kernel."""
     sym_rank = None if tangents is None else rank_mod_p(tangents, prime)
-    bound = None if sym_rank is None else arch.parameters - sym_rank
-    func = network_function(arch)
-    count = samples or initial_inputs(arch)
+    bound = None if sym_rank is None else parameters - sym_rank
     attempts, blocks, taken = [], [], 0
     for attempt in range(DOUBLINGS + 1):
-        X = _inputs(arch, sampler.spawn(2 + attempt), count - taken, prime)
+        X = draw_inputs(sampler.spawn(2 + attempt), count - taken)
         blocks.append(jacobian_mod_p(func, weights, X, prime))
         taken = count
         J = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
@@ -377,14 +386,14 @@ def measure_exact(arch: Architecture, sampler: Sampler, samples: int | None = No
         else:
             rank = rank_mod_p(J, prime)
         attempts.append([count, rank])
-        if samples or rank == bound or (attempt and rank == attempts[-2][1]):
+        if fixed or rank == bound or (attempt and rank == attempts[-2][1]):
             break
         count *= 2
     residual = None
     if tangents is not None:
         residual = float(np.count_nonzero(matmul_mod_p(J, np.ascontiguousarray(tangents.T), prime)))
-    return RankMeasurement(rank, arch.parameters, count, J.shape[0], "exact", sym_rank,
-                           residual, prime=prime, attempts=attempts, adaptive=not samples)
+    return RankMeasurement(rank, parameters, count, J.shape[0], "exact", sym_rank,
+                           residual, prime=prime, attempts=attempts, adaptive=not fixed)
 
 
 def measure_numeric(arch: Architecture, sampler: Sampler, samples: int | None = None,

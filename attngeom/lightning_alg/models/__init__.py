@@ -1,0 +1,8 @@
+"""Lightning self-attention beyond one head without skip or mask (ADM §6, HMK §5).
+
+``variant`` (the options --heads, --skip, --causal), ``multihead`` (H heads, outputs
+summed), ``skip`` (f(X) + X, f(X) + W_s X), ``causal`` (column j attends to columns 1..j),
+``network`` (a network of such layers as a map of its weights: shapes, evaluation over
+F_p / floats / SymPy, symmetries), ``coordinates`` (ADM's coefficient coordinates of the
+variants: mu(W) symbolic, mod p, float).
+"""
