@@ -542,9 +542,11 @@ def benchmark():
 @click.option("--dtype", type=click.Choice(["float64", "float32"]), default="float64", show_default=True,
               help="precision of every kernel (float32: reports its error against float64)")
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--gt-code", "gt_code", is_flag=True,
+              help="also time GT's public code (ATTNGEOM_GT_CODE=checkout), full and diagonal Sigma")
 @click.option("--json", "as_json", is_flag=True)
 def gauge_attention(tokens, dim, heads, batch, diagonal, backend, device, repeats, no_direct,
-                    dtype, seed, as_json):
+                    dtype, seed, gt_code, as_json):
     """GT KL attention: structured vs direct kernel vs standard attention (GT Table 4)."""
     from attngeom.geometry_proofs.gauge.attention_benchmark import (BenchmarkConfig, format_report,
                                                            run_benchmark)
@@ -552,9 +554,16 @@ def gauge_attention(tokens, dim, heads, batch, diagonal, backend, device, repeat
                              diagonal=diagonal, backend=backend, device=device,
                              repeats=repeats, direct=not no_direct, seed=seed, dtype=dtype)
     config.validate()
+    if gt_code:
+        from attngeom.geometry_proofs.gauge.gt_baseline import gt_baseline_section, validate_gt_config
+        validate_gt_config(config)
     progress = _progress(as_json)
     report = run_benchmark(config, **({"progress": progress} if progress else {}))
-    click.echo(json.dumps(report, indent=1) if as_json else format_report(report))
+    text = format_report(report)
+    if gt_code:
+        report["gt_baseline"], gt_text = gt_baseline_section(config)
+        text += "\n" + gt_text
+    click.echo(json.dumps(report, indent=1) if as_json else text)
     return 0
 
 
