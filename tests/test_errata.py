@@ -223,3 +223,14 @@ def test_a_correction_outside_the_hypotheses_grants_no_kind(monkeypatch):
     verdict = verify("gt-beta-gradient-mean", dim=2)
     assert verdict.error_kind is ErrorKind.FALSE_STATEMENT
     assert verdict.evidence["erratum check"]["status"] == "not-applicable"
+
+
+def test_a_refuted_expectation_of_this_project_is_no_paper_erratum():
+    """The errata report lists printed statements of the five papers only: a refuted claim
+    whose source is attngeom's own expectation (``multihead-join``) is left out, the same
+    verdict with a paper's source is listed."""
+    erratum = {"location": "x", "kind": "false-statement", "printed": "p", "correct": "", "check": ""}
+    ours = {"claim": "multihead-join", "status": "refuted", "errata": [erratum],
+            "source": "attngeom (issue 24): expected join dimension"}
+    assert errata_rows([ours]) == []
+    assert [row.paper for row in errata_rows([{**ours, "source": "HMK §5"}])] == ["HMK"]

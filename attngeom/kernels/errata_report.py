@@ -59,9 +59,13 @@ def paper_of(source: str) -> str:
 def errata_rows(verdicts: Iterable[dict]) -> list[ErrataRow]:
     """The rows of the report from verdicts in JSON form (:meth:`Verdict.to_json` or a
     certificate's ``verdict``), deduplicated (see the module docstring), in paper order
-    and then in the order the verdicts came."""
+    and then in the order the verdicts came.  Only claims whose source is one of
+    :data:`PAPERS`: a claim of this project's own (source "attngeom ...", e.g. the
+    expected join dimension of ``multihead-join``) is not a printed statement."""
     rows: dict[tuple, ErrataRow] = {}
     for verdict in verdicts:
+        if paper_of(verdict.get("source", "")) not in PAPERS:
+            continue    # a refuted expectation of this project's own is no paper's erratum
         for erratum in verdict.get("errata") or ():
             row = ErrataRow(paper=paper_of(verdict.get("source", "")),
                             location=erratum["location"], kind=erratum["kind"],

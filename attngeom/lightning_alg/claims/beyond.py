@@ -4,8 +4,9 @@ Each claim measures the exact Jacobian rank over F_p of a variant network
 (:mod:`attngeom.lightning_alg.models`) at every point of a sweep (or at the point given) and
 compares it with an expected formula (:mod:`attngeom.lightning_alg.models.dimension`):
 
-* ``multihead-join`` (ADM §6, HMK §5): H heads, one layer: dim = min(H dim_1, span), the
-  expected dimension of the join of H copies of the single-head variety (dim_1 = HMK eq 7).
+* ``multihead-join`` (this project's expectation in the direction of ADM §6, HMK §5; neither
+  paper states it): H heads, one layer: dim = min(H dim_1, span), the expected dimension of
+  the join of H copies of the single-head variety (dim_1 = HMK eq 7).
 * ``skip-fibre`` (HMK §5): with a skip connection the generic fibre is the orbit of the
   remaining symmetries (per head GL_a on (Q, K) and (cA, V/c); between layers GL_d unless
   the skip is the identity): dim = P - s.
@@ -120,7 +121,9 @@ def _cor33_violation(arch: Architecture) -> str | None:
 
 
 class MultiHeadJoinClaim(VariantDimensionClaim):
-    """ADM §6 / HMK §5: H lightning heads, outputs summed, one layer.
+    """H lightning heads, outputs summed, one layer (the open direction of ADM §6 / HMK §5;
+    the formula is this project's expectation, not a statement of the papers: its defects
+    are not errata of ADM or HMK and ``attngeom errata`` leaves them out).
 
     The coefficient vector of H heads is the sum of H single-head vectors, so the variety
     is the join of H copies of the single-head one; expected dimension
@@ -131,7 +134,9 @@ class MultiHeadJoinClaim(VariantDimensionClaim):
     """
 
     id = "multihead-join"
-    source = "ADM §6, HMK §5 (multi-head)"
+    # not a statement of either paper: the expected dimension this project tested in the
+    # direction ADM §6 and HMK §5 leave open (HMK §5 names only permutations of heads)
+    source = "attngeom (issue 24): expected join dimension, the open direction of ADM §6, HMK §5"
     statement = ("H heads: the whole-output variety has the expected join dimension "
                  "min(H dim_1, span), dim_1 = HMK eq (7).")
     formula_name = "join min(H dim_1, span)"
