@@ -323,6 +323,14 @@ ADM_HMK = [
       "return deep_dimension_corrected(arch, arch.delta) - 1",
       "causal dimension: corrected eq (14) - 1 for two layers",
       "--d", "3,3,3", "--a", "2,2", "--t", 3, "--causal"),
+    M("multihead-mixing", "attngeom/lightning_alg/models/mixing.py",
+      "return heads * (heads - 1)", "return heads * (heads + 1)",
+      "head mixing: defect H(H-1) -> H(H+1)"),
+    M("multihead-mixing", "attngeom/lightning_alg/models/mixing.py",
+      "tangent[3 * c + 2] = blocks[3 * r + 2].copy()",
+      "tangent[3 * c + 2] = (-blocks[3 * r + 2]) % prime",
+      "head mixing: tangent dV_c = V_r -> -V_r (not in the kernel)",
+      "--d", "3", "--dprime", "3", "--a", "3", "--t", 2, "--heads", 2),
 ]
 
 GATING = "attngeom/geometry_proofs/gating"

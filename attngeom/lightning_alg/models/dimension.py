@@ -45,13 +45,17 @@ def initial_variant_inputs(net: VariantNetwork) -> int:
 
 
 def measure_variant(net: VariantNetwork, sampler: Sampler, samples: int | None = None,
-                    prime: int = DEFAULT_PRIME) -> RankMeasurement:
+                    prime: int = DEFAULT_PRIME, extra_tangents=None) -> RankMeasurement:
     """Exact rank over F_p of the Jacobian of W -> phi_W at random weights and inputs,
-    with the symmetry bound P - s (:meth:`VariantNetwork.symmetry_tangents`)."""
+    with the symmetry bound P - s (:meth:`VariantNetwork.symmetry_tangents`, plus the rows
+    of ``extra_tangents(net, weights, prime)`` when given, e.g. the head mixing of
+    :func:`attngeom.lightning_alg.models.mixing.head_mixing_tangents`)."""
     count = samples or initial_variant_inputs(net)
     check_size(count * net.arch.d[-1] * net.arch.t, net.parameters)
     weights = net.sample_weights(sampler.spawn(1), prime)
     tangents = net.symmetry_tangents(weights, lambda x: (-x) % prime)
+    if extra_tangents is not None:
+        tangents = np.concatenate([tangents, extra_tangents(net, weights, prime)])
     shape = (net.arch.d[0], net.arch.t)
     return rank_by_doubling(net.function(), weights, tangents, net.parameters, count,
                             lambda s, n: s.prime_field((n,) + shape, prime), sampler,
