@@ -243,7 +243,8 @@ def ideal(d: int, t: int, a: int | None = None, dprime: int = 1, col: int = 1,
           family_params: Sequence[str] = (), attribution_budget: float | str | None = 1,
           prime: int | None = None, seed: int = 0, m2_file: str | None = None,
           workers: int | None = None, scheduler: str | None = None,
-          progress: Progress | None = None) -> IdealReport:
+          progress: Progress | None = None, heads: int | None = None, skip: str | None = None,
+          causal: bool = False) -> IdealReport:
     """The vanishing ideal J of one output coordinate's attention variety (ADM Def 8),
     degree by degree: ``attngeom ideal``.
 
@@ -281,6 +282,13 @@ def ideal(d: int, t: int, a: int | None = None, dprime: int = 1, col: int = 1,
         Where the blocks of each degree run: N local processes, or a Dask scheduler address.
     progress : callable, optional
         A progress display (see :data:`Progress`).
+    heads, skip, causal
+        A variant layer (issue 24, ``docs/beyond.md``): H heads (points are sums of H
+        single-head points), a skip connection ("identity": J = J_f + (z_1 - 1, z_2..z_d),
+        "linear": J = J_f F[y, z]; listed in ``notes`` and ``dimension["skip"]``), a causal
+        mask (the coordinates of contexts n > j vanish).  ``dimension`` then holds the
+        measured dimension, the join's expected value and the check of the coordinates
+        against the network's expansion; no ``m2_file``.
 
     Returns
     -------
@@ -313,12 +321,15 @@ def ideal(d: int, t: int, a: int | None = None, dprime: int = 1, col: int = 1,
     if not isinstance(families, str):
         families = ",".join(families)
     budget = parse_budget("none" if attribution_budget is None else attribution_budget)
+    from attngeom.lightning_alg.models.variant import variant_from
+    variant = variant_from(None if heads is None else _integer("heads", heads, 1), skip, causal)
     context = _context(seed, None, "numpy", "cpu", progress)
     with make_executor(workers, scheduler) as executor:
         report, engine = compute_ideal(d, t, a, dprime, col, max_degree, family_claims(families),
                                        prime, seed, context, keep=bool(m2_file),
                                        family_params=tuple(family_params),
-                                       attribution_budget=budget, executor=executor)
+                                       attribution_budget=budget, executor=executor,
+                                       variant=variant)
     if m2_file:
         from attngeom.lightning_alg.ideal.m2_export import export_m2
         report.export = export_m2(engine, max_degree, m2_file)

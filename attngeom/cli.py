@@ -332,15 +332,20 @@ def errata(source, fmt, cert_dir, workers, scheduler):
 @click.option("--m2", "m2_path", type=click.Path(dir_okay=False, writable=True), default=None,
               help="write a basis of each J_k (modulo J_1) in Macaulay2 syntax to FILE")
 @click.option("--json", "as_json", is_flag=True, help="print the table as JSON")
+@click.option("--heads", default=None, metavar="H", help="H heads, outputs summed (docs/beyond.md)")
+@click.option("--skip", default=None, metavar="none|identity|linear",
+              help="skip connection: f(X), f(X) + X, f(X) + W_s X")
+@click.option("--causal", is_flag=True, help="causal mask: column j attends to columns 1..j")
 @_executor_options()
 def ideal(d, t, a, dprime, col, max_degree, families, family_params, attribution_budget, prime,
-          seed, m2_path, as_json, workers, scheduler):
+          seed, m2_path, as_json, heads, skip, causal, workers, scheduler):
     """The vanishing ideal of one output coordinate's attention variety, degree by degree
     (ADM Def 8): dim J_k, minimal generators, family attribution, HMK Cor 3.3."""
     report = api.ideal(d, t, a, dprime, col, max_degree, families=families,
                        family_params=family_params, attribution_budget=attribution_budget,
                        prime=prime, seed=seed, m2_file=m2_path, workers=workers,
-                       scheduler=scheduler, progress=_progress(as_json))
+                       scheduler=scheduler, progress=_progress(as_json), heads=heads,
+                       skip=skip, causal=causal)
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=1, default=str))
     else:

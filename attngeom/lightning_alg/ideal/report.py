@@ -119,7 +119,7 @@ def compute_ideal(d: int, t: int, a: int | None = None, dprime: int = 1, col: in
                   context: CheckContext | None = None,
                   keep: bool = False, family_params=(),
                   attribution_budget: float | None = DEFAULT_BUDGET,
-                  executor=None) -> tuple[IdealReport, AttentionIdeal]:
+                  executor=None, variant=None) -> tuple[IdealReport, AttentionIdeal]:
     """The ideal table of ``attngeom ideal`` and the engine that produced it (whose
     ``bases`` hold every block's kernel basis when ``keep``, for the Macaulay2 export).
 
@@ -129,14 +129,23 @@ def compute_ideal(d: int, t: int, a: int | None = None, dprime: int = 1, col: in
     texts (ID:NAME=VALUE); ``attribution_budget``: the attribution's work as a multiple of
     the ideal's own (None: no limit), see :mod:`attngeom.lightning_alg.ideal.attribution`.
     ``executor``: where the blocks of each degree run (:mod:`attngeom.kernels.executor`; None: in
-    this process); the report is the same wherever they run.
+    this process); the report is the same wherever they run.  ``variant``: a
+    :class:`~attngeom.lightning_alg.models.variant.Variant` (H heads, skip, causal mask;
+    :mod:`attngeom.lightning_alg.ideal.variant_ideal`), None or plain for ADM's model.
     """
     start = time.perf_counter()
     a = d if a is None else a
     prime = DEFAULT_PRIME if prime is None else prime
     if max_degree < 1:
         raise BadInput(f"--max-degree must be at least 1; got {max_degree}")
-    ideal = AttentionIdeal(d, t, a, dprime, col, prime, seed, context, executor)
+    plain = variant is None or variant.plain
+    if plain:
+        ideal = AttentionIdeal(d, t, a, dprime, col, prime, seed, context, executor)
+    else:
+        from attngeom.lightning_alg.ideal.variant_ideal import VariantIdeal
+        if keep:
+            raise BadInput("--m2 is not available with --heads, --skip or --causal")
+        ideal = VariantIdeal(d, t, a, dprime, col, prime, seed, context, executor, variant)
     ideal.check_size(max_degree)
     claims = list(families)
     values = {"d": d, "t": t, "a": a, "dprime": dprime, "col": col}
@@ -150,10 +159,16 @@ def compute_ideal(d: int, t: int, a: int | None = None, dprime: int = 1, col: in
     dimension = dimension_report(d, t, a, dprime, col, prime, ideal.stream(STREAM_JACOBIAN))
     params = {"d": d, "t": t, "a": a, "dprime": dprime, "row": 1, "col": col,
               "max_degree": max_degree, "prime": prime, "seed": seed}
+    notes = []
+    if not plain:
+        from attngeom.lightning_alg.ideal.variant_ideal import variant_report_parts
+        dimension, notes = variant_report_parts(ideal, dimension["variety_dimension"],
+                                                ideal.stream(STREAM_JACOBIAN))
+        params.update(variant.describe())
     report = IdealReport(
         params, len(ideal.coords), len(ideal.variables), dimension, tables,
         max(table.max_points for table in tables), FRESH_POINTS, attribution,
-        round(time.perf_counter() - start, 4), _engine=ideal if keep else None)
+        round(time.perf_counter() - start, 4), notes=notes, _engine=ideal if keep else None)
     if dprime > 1:
         report.notes.append("one output coordinate sees only row 1 of V, so its variety is the "
                             "same for every d'; HMK's neuromanifold is the whole output")
