@@ -20,8 +20,8 @@ nbformat = pytest.importorskip("nbformat")  # a development requirement; absent 
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
-NOTEBOOKS = ("adm_invariants.ipynb", "hmk_dimension.ipynb", "gec_curvature.ipynb",
-             "gt_gauge.ipynb", "rgt_hyperbolic.ipynb", "beyond.ipynb")
+NOTEBOOKS = ("adm_invariants.ipynb", "adm_atlas.ipynb", "hmk_dimension.ipynb",
+             "gec_curvature.ipynb", "gt_gauge.ipynb", "rgt_hyperbolic.ipynb", "beyond.ipynb")
 MAX_BYTES = 1_000_000
 #: Modules a notebook must not import: the claim registries, the check context, the verdict
 #: formatters and the ideal's internals.  Verdicts, claim lists, shown objects, ideal reports

@@ -308,8 +308,10 @@ def markdown_tables(records: list[dict]) -> list[str]:
         if "rank" not in lc:
             continue
         sets = " or ".join("+".join(s) for s in lc["sufficient_sets"] if s)
+        verdict = "yes" if lc["complete"] else "no" if any(r["minimal_generators"].values()) \
+            else "no (J has no generator of degree <= K)"
         completeness_rows.append([point_label(r), str(lc["codimension"]), str(lc["rank"]),
-                                  "yes" if lc["complete"] else "no", cell(sets or "-")])
+                                  cell(verdict), cell(sets or "-")])
     completeness = table(["(d,t,a,d')", "codim", "rank of all members", "component",
                           "smallest sufficient sets of families"], completeness_rows)
     m2_rows = [[point_label(r), str(r["key"]["max_degree"]), r["m2"]["status"],
