@@ -135,8 +135,9 @@ def test_m2_script_comes_from_the_parametrization():
     # one graph relation per coordinate: ADM Prop 5's count for d = t = 2 is 10
     assert script.count("*y_") == 10 and "DegreeLimit => 8" in script
     assert "QQ[w_0..w_5" in script                       # A (4) and row 1 of V (2)
-    low_rank = m2_script(3, 2, 1, 3)                      # a < d: Q, K, V; coordinates of degree 3
-    assert "toList(28:3)" in low_rank and "DegreeLimit => 9" in low_rank
+    assert "minors" not in script
+    low_rank = m2_script(3, 2, 1, 3)                      # a < d: rank A <= 1 by its 2-minors
+    assert "minors(2, matrix{{w_0, w_1, w_2}, {w_3, w_4, w_5}, {w_6, w_7, w_8}})" in low_rank
 
 
 def test_m2_comparison_reports_disagreement():

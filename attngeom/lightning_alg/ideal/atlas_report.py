@@ -434,9 +434,9 @@ def atlas_markdown(atlas: dict, figure: str = DOCS_FIGURE) -> str:
         "",
         "`--check-m2` runs Macaulay2 on a script generated from the parametrization "
         "(module `attngeom.lightning_alg.ideal.atlas_m2`): the graph ideal of mu in "
-        "QQ[w, y] (weights of degree 1, coordinates of degree 2, or 3 when a < d and A = "
-        "K^T Q), a Groebner basis in an elimination order truncated at the degree of K "
-        "coordinates, the elements free of w, and their `mingens`; the counts per degree "
+        "QQ[a, v, y] (A and row 1 of V of degree 1, coordinates of degree 2) plus the "
+        "(a+1)-minors of A when a < d, a Groebner basis in an elimination order truncated "
+        "at degree 2K, the elements free of (a, v), and their `mingens`; the counts per degree "
         "are compared with attngeom's.  Without `M2` on the PATH the check is skipped with "
         "one line."
         + (f"  Budget {budget:g} s a point: {len(finished)} of {len(timed)} points finished, "
