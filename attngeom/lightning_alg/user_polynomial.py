@@ -11,6 +11,8 @@ from attngeom.lightning_alg.coordinates import CoordinateSystem
 from attngeom.lightning_alg.family_check import MAX_SUBSTITUTED_TERMS, substituted_terms_bound
 from attngeom.lightning_alg.invariant import Invariant
 from attngeom.lightning_alg.polynomial_io import parse_polynomial
+from attngeom.lightning_alg.claims.beyond import CAUSAL, HEADS, SKIP
+from attngeom.lightning_alg.models.variant import variant_from
 
 
 @lru_cache(maxsize=4)
@@ -19,7 +21,9 @@ def _parsed(text: str, coords: CoordinateSystem):
 
 
 class PolynomialClaim(FamilyClaim):
-    """The claim "this polynomial vanishes on the attention variety (ADM Def 8)".
+    """The claim "this polynomial vanishes on the attention variety (ADM Def 8)", or on the
+    variety of a variant layer with --heads / --skip / --causal (exactly over F_p,
+    :mod:`attngeom.lightning_alg.variant_polynomial`; issue 24).
 
     Not registered: built from the polynomial the user typed (Macaulay2 syntax, labels as
     ``attngeom show --format m2`` prints them).  ``proved`` / ``verified`` / ``consistent``
@@ -34,7 +38,7 @@ class PolynomialClaim(FamilyClaim):
     id = "verify-poly"
     source = "user polynomial (ADM Def 8)"
     statement = "The given polynomial lies in the vanishing ideal J of the attention variety."
-    params = (D, T, A, DPRIME, ROW, COL, ALL_OUTPUTS)
+    params = (D, T, A, DPRIME, ROW, COL, ALL_OUTPUTS, HEADS, SKIP, CAUSAL)
 
     def __init__(self, text: str):
         self.text = text
@@ -46,13 +50,30 @@ class PolynomialClaim(FamilyClaim):
         coords = coordinates_of(params)
         return substituted_terms_bound(self.members(params, coords), coords, params["a"])
 
+    def _variant(self, params):
+        """The model of --heads / --skip / --causal (issue 24); plain: the single head."""
+        variant = variant_from(params.get("heads"), params.get("skip"), params.get("causal"))
+        if not variant.plain and params.get("all_outputs") and variant.causal:
+            raise BadInput("verify-poly --causal works on one output coordinate; drop --all-outputs")
+        return variant
+
     def auto_method(self, params):
+        if not self._variant(params).plain:
+            return "exact"
         method = super().auto_method(params)
         if method == "symbolic" and self._substitution_bound(params) > MAX_SUBSTITUTED_TERMS:
             return "exact"
         return method
 
     def check(self, method, params, context):
+        variant = self._variant(params)
+        if not variant.plain:
+            if method != "exact":
+                raise BadInput(f"verify-poly on a variant network (--heads, --skip, --causal) "
+                               f"evaluates exactly over F_p; --method {method} is not available")
+            from attngeom.lightning_alg.variant_polynomial import verify_on_variant
+            coords = coordinates_of(params)
+            return verify_on_variant(self.members(params, coords), coords, params["a"], variant, context)
         if method == "symbolic":
             bound = self._substitution_bound(params)
             if bound > MAX_SUBSTITUTED_TERMS:
