@@ -95,6 +95,30 @@ def unexplained(record: dict) -> dict[str, int] | None:
     return {k: v["unexplained"] for k, v in attribution["degrees"].items()}
 
 
+def skipped_families(record: dict) -> list[str]:
+    """The families the attribution skipped at this point (over its budget): their
+    generators may be among the unexplained ones (``attngeom ideal --attribution-budget``)."""
+    return [entry["id"] for entry in (record.get("attribution") or {}).get("skipped") or ()]
+
+
+def _unexplained_cell(record: dict) -> str:
+    text = _by_degree(unexplained(record))
+    skipped = skipped_families(record)
+    if skipped and any((unexplained(record) or {}).values()):
+        text += f" (skipped over budget: {', '.join(skipped)})"
+    return text
+
+
+def _skipped_note(records: list[dict]) -> str:
+    skipped = sorted({name for r in records for name in skipped_families(r)})
+    if not skipped:
+        return ""
+    return (f"; at {sum(bool(skipped_families(r)) for r in records)} of them the attribution "
+            f"skipped {', '.join(skipped)} (over its budget), so these counts are upper bounds "
+            "of what the families leave (`attngeom ideal ... --attribution-budget none` "
+            "attributes them; docs/new-families.md)")
+
+
 def _by_degree(values: dict | None, nonzero: bool = True) -> str:
     if not values:
         return "-"
@@ -283,7 +307,7 @@ def markdown_tables(records: list[dict]) -> list[str]:
          "unexplained", "seconds"],
         [[point_label(r), str(r["key"]["max_degree"]), str(r["ambient_dimension"]),
           str(r["linear_span_dimension"]), str(r["variety_dimension"]), cell(_hmk(r)),
-          cell(_by_degree(r["minimal_generators"])), cell(_by_degree(unexplained(r))),
+          cell(_by_degree(r["minimal_generators"])), cell(_unexplained_cell(r)),
           f"{(r.get('seconds') or {}).get('ideal', 0):.1f}"] for r in records])
     hilbert = table(["(d,t,a,d')", *[f"HF({k})" for k in degrees]],
                     [[point_label(r), *[f"{r['hilbert_function'][k]:,}"
@@ -399,8 +423,9 @@ def atlas_markdown(atlas: dict, figure: str = DOCS_FIGURE) -> str:
         f"![unexplained minimal generators]({figure})",
         "",
         f"{len(with_lost)} of {len(records)} points have minimal generators that no "
-        f"registered family explains: "
-        f"{', '.join(point_label(r) for r in with_lost) or 'none'}.",
+        f"registered family explains within the attribution budget: "
+        f"{', '.join(point_label(r) for r in with_lost) or 'none'}"
+        + _skipped_note(with_lost) + ".",
         "",
         "## Hilbert functions",
         "",
