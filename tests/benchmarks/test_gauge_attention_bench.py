@@ -109,6 +109,10 @@ def test_structured_against_its_floor(backend, sigma):
 #: at N = 128 ... 4096); the direct kernel (O(N^2 n^3)) is timed at the first only.
 CUDA_TOKENS = (128, 512, 1024, 2048, 4096)
 CUDA_TARGET_OVER_STANDARD = 3.0
+#: float32 against float64, max |dK| / max |K|, on CUDA: torch keeps full float32 products
+#: (3.2-4.5e-7 on an H200); JAX's default matmul precision on the GPU is reduced (7.2e-4
+#: measured on an H200, 2026-11-26: docs/gauge-attention.md).
+FLOAT32_CUDA_BOUND = {"torch": 1e-5, "jax": 2e-3}
 
 
 @pytest.mark.gpu
@@ -116,7 +120,7 @@ CUDA_TARGET_OVER_STANDARD = 3.0
 def test_cuda(backend):
     """The structured kernel on CUDA over N = 128 ... 4096, full and diagonal Sigma, float64
     and float32: agreement with the direct kernel (N = 128, float64) to 1e-10, float32 within
-    1e-4 of float64, and the 3x target against the standard layer asserted after every size
+    FLOAT32_CUDA_BOUND of float64, and the 3x target against the standard layer asserted after every size
     has been written."""
     from tests.conftest import cuda_available
     if not cuda_available(backend):
@@ -134,7 +138,7 @@ def test_cuda(backend):
                 if direct:
                     assert max(report["agreement"].values()) <= 1e-10
                 if dtype == "float32":
-                    assert report["error_against_float64"]["kl_relative"] <= 1e-4
+                    assert report["error_against_float64"]["kl_relative"] <= FLOAT32_CUDA_BOUND[backend]
                 ratios[label] = report["ratios"]["structured_over_standard"]
     print("\nstructured / standard layer:", {k: round(v, 2) for k, v in ratios.items()})
     misses = {k: round(v, 2) for k, v in ratios.items() if v > CUDA_TARGET_OVER_STANDARD}
