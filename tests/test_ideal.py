@@ -614,3 +614,15 @@ def test_linear_substitution_expands_like_the_polynomials():
         assert {(int(j), *map(int, r)): int(c) for j, r, c in zip(*got)} == \
             {k: v for k, v in expected.items() if v}
     assert substitution.terms(rows) == 1 + 1 + 4 + 2
+
+
+def test_an_unlimited_attribution_budget_reduces_every_member(monkeypatch):
+    """--attribution-budget none: no sampling (the span is exact, not a lower bound); the
+    same family under the default budget is sampled."""
+    from attngeom.lightning_alg.ideal import attribution as ideal_families
+    monkeypatch.setattr(ideal_families, "MAX_MEMBERS", 4)
+    report, _ = compute_ideal(3, 2, 3, max_degree=3, families=[ListFamily("prop24", prop24_cubics)],
+                              attribution_budget=None)
+    row = report.attribution["degrees"][2]["families"][0]
+    assert row["members"] == row["used"] == 10 and not row["sampled"] and not row["lower_bound"]
+    assert row["span"] == 10
