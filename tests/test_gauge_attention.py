@@ -392,3 +392,130 @@ def test_witness_is_stable_under_rounding_ties():
     assert worst_row(rows)["at"] == 0                    # a rounding-level tie: the first row
     assert worst_row([{"error": 0.1, "at": 0}, {"error": 0.2, "at": 1}])["at"] == 1
     assert worst_row([{"error": 0.1, "at": 0}, {"error": float("nan"), "at": 1}])["at"] == 1
+
+
+# -- CUDA graphs (issue 26: the kernel is launch-bound on an H200) ---------------------------
+
+def _emulated_capture(function, args, be):
+    """A stand-in for cuda_graphs._capture on the CPU: static inputs as the real one makes
+    them, 'replay' = the function on the static inputs, its results copied into the static
+    outputs (what a graph replay does to them)."""
+    from attngeom.kernels import cuda_graphs
+    static_inputs = tuple(cuda_graphs._static_input(a) for a in args)
+    backend = cuda_graphs.graph_backend(be)
+    with cuda_graphs._deferring([]):
+        outputs = function(*static_inputs, backend)
+
+    def replay():
+        for static, fresh in zip(cuda_graphs._leaves(outputs), cuda_graphs._leaves(function(*static_inputs, backend))):
+            if static is not fresh:
+                static.copy_(fresh)
+    return cuda_graphs._Entry(replay, static_inputs, outputs, None, backend)
+
+
+def _graph_inputs(be, diagonal, seed=0, dtype="float64"):
+    mu, sigma, variances, frames = _system(seed=seed, shared=seed % 2 == 0)
+    return [be.asarray(x, dtype=dtype) for x in (mu, variances if diagonal else sigma, frames)]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_graphs_option_is_the_eager_kernel_off_cuda(backend):
+    """graphs=True off torch-cuda: the eager kernel, the same numbers, counted as eager."""
+    from attngeom.kernels import cuda_graphs
+    be = get_backend(backend)
+    cuda_graphs.reset_stats()
+    for diagonal in (False, True):
+        args = _graph_inputs(be, diagonal)
+        a = kl_attention_structured(*args, 0.7, be, diagonal_sigma=diagonal)
+        b = kl_attention_structured(*args, 0.7, be, diagonal_sigma=diagonal, graphs=True)
+        for name in ("kl", "beta", "values"):
+            assert np.array_equal(be.to_numpy(getattr(a, name)), be.to_numpy(getattr(b, name)))
+    assert cuda_graphs.stats()["replays"] == 0 and not cuda_graphs.stats()["fallbacks"]
+    assert cuda_graphs.stats()["eager"] == (2 if backend == "torch" else 0)
+
+
+@pytest.mark.parametrize("diagonal", [False, True], ids=["full", "diagonal"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_graph_split_equals_eager_kernel(diagonal, dtype):
+    """The two pieces the graphs capture (powers + bound, then the Taylor evaluation and
+    everything after it), run in order on torch-cpu, give the eager kernel's numbers."""
+    from attngeom.kernels.kl_attention_graphs import decomposed
+    be = get_backend("torch")
+    for causal in (False, True):
+        args = _graph_inputs(be, diagonal, dtype=dtype)
+        eager = kl_attention_structured(*args, 0.7, be, diagonal_sigma=diagonal, causal=causal)
+        split = decomposed(*args, 0.7, be, diagonal_sigma=diagonal, causal=causal)
+        for name, array in zip(("kl", "beta", "values"), split):
+            assert str(array.dtype) == f"torch.{dtype}"
+            assert np.max(np.abs(be.to_numpy(getattr(eager, name)) - be.to_numpy(array))) <= 1e-12
+
+
+def test_graph_cache_copies_inputs_chains_and_falls_back(monkeypatch):
+    """The cache's bookkeeping with an emulated capture (torch-cpu): one capture per key,
+    later calls copy new inputs into the static tensors (the second graph reads the first
+    one's outputs in place), clone=False returns the static outputs; a capture that fails
+    is recorded, not retried, and the call runs eagerly."""
+    from attngeom.kernels import cuda_graphs
+    from attngeom.kernels.kl_attention_graphs import kl_attention_graphed
+    be = get_backend("torch")
+    monkeypatch.setattr(cuda_graphs, "applicable", lambda backend: backend.name == "torch")
+    monkeypatch.setattr(cuda_graphs, "_capture", _emulated_capture)
+    cuda_graphs.clear()
+    cuda_graphs.reset_stats()
+    try:
+        for seed in (0, 2, 4):                       # same shapes, new values each call
+            args = _graph_inputs(be, False, seed=seed)
+            eager = kl_attention_structured(*args, 0.7, be)
+            graphed = kl_attention_graphed(*args, 0.7, be)
+            for name in ("kl", "beta", "values"):
+                assert np.max(np.abs(be.to_numpy(getattr(eager, name)) - be.to_numpy(getattr(graphed, name)))) <= 1e-12
+        assert cuda_graphs.stats()["replays"] == 6 and cuda_graphs.cache_size() <= 3   # one plan per seed at most
+        first = kl_attention_graphed(*args, 0.7, be, clone=False)
+        second = kl_attention_graphed(*args, 0.7, be, clone=False)
+        assert first.kl is second.kl                # the static outputs, overwritten by each replay
+        cuda_graphs.clear()
+
+        def broken(*_):
+            raise RuntimeError("operation not permitted when stream is capturing")
+        monkeypatch.setattr(cuda_graphs, "_capture", broken)
+        for _ in range(2):
+            graphed = kl_attention_graphed(*args, 0.7, be)
+            assert np.max(np.abs(be.to_numpy(eager.kl) - be.to_numpy(graphed.kl))) <= 1e-12
+        fallbacks = cuda_graphs.stats()["fallbacks"]
+        assert list(fallbacks.values()) == [4]       # two graphs per call, two calls
+        assert "capture failed: RuntimeError: operation not permitted" in next(iter(fallbacks))
+    finally:
+        cuda_graphs.clear()
+
+
+@pytest.mark.gpu
+def test_graphs_equal_eager_on_cuda():
+    """On torch-cuda the graph replays give the eager kernel's numbers (float64 to 1e-12;
+    float32 to 1e-5 relative), for fresh inputs of the same shape too (the copies into
+    the static inputs), with no fallback."""
+    from tests.conftest import cuda_available
+    if not cuda_available("torch"):
+        pytest.skip("torch sees no CUDA device")
+    from attngeom.kernels import cuda_graphs
+    be = get_backend("torch", "cuda")
+    cuda_graphs.clear()
+    cuda_graphs.reset_stats()
+    try:
+        for dtype, bound in (("float64", 1e-12), ("float32", 1e-5)):
+            for diagonal in (False, True):
+                for causal in (False, True):
+                    for seed in (0, 2):
+                        args = _graph_inputs(be, diagonal, seed=seed, dtype=dtype)
+                        eager = kl_attention_structured(*args, 0.7, be, diagonal_sigma=diagonal, causal=causal)
+                        graphed = kl_attention_structured(*args, 0.7, be, diagonal_sigma=diagonal, causal=causal,
+                                                          graphs=True)
+                        for name in ("kl", "beta", "values"):
+                            exact = be.to_numpy(getattr(eager, name))
+                            scale = 1.0 if dtype == "float64" else max(1.0, float(np.max(np.abs(exact))))
+                            assert np.max(np.abs(exact - be.to_numpy(getattr(graphed, name)))) <= bound * scale
+        report = cuda_graphs.stats()
+        print("\ncuda graphs:", report)
+        assert not report["fallbacks"], report["fallbacks"]
+        assert report["captures"] > 0 and report["replays"] >= 2 * 16
+    finally:
+        cuda_graphs.clear()

@@ -1,0 +1,77 @@
+"""The GT structured kernel replayed from CUDA graphs: ``kl_attention_structured(...,
+graphs=True)`` on torch-cuda (issue 26: on an H200 the eager kernel is launch-bound,
+2.6-3.6 ms whatever N <= 1024).
+
+:func:`attngeom.kernels.kl_attention.frame_exp` reads a norm bound on the host to choose its
+Taylor plan (q, s), which a capture does not allow.  So a call is two graphs
+(:mod:`attngeom.kernels.cuda_graphs`):
+
+1. ``frame-powers`` (one per shape): the frames copied in, phi^2, phi^3, phi^4 and
+   max ||phi^4||_1 on the device; the bound read on the host (one sync) and the plan
+   chosen by :func:`~attngeom.kernels.kl_attention.exp_plan`, as ``frame_exp`` does;
+2. ``structured`` (one per plan, shape and setting): mu and Sigma copied in; the
+   Paterson-Stockmeyer evaluation with that plan
+   (:func:`~attngeom.kernels.kl_attention._taylor_exp`, reading graph 1's powers in place)
+   and everything after it (:func:`~attngeom.kernels.kl_attention._structured`, the path the
+   JAX backend compiles).
+
+The operations are the eager kernel's, in the same order, so the numbers are the eager
+ones (float64: equal to 1e-12, ``tests/test_gauge_attention.py``).  Forward only (inputs
+that require grad run eagerly, recorded).  Other backends: the eager kernel (numpy, torch
+on the cpu; JAX already compiles everything after the exponentials).
+"""
+
+from __future__ import annotations
+
+from attngeom.kernels import cuda_graphs
+from attngeom.kernels import kl_attention as kla
+from attngeom.kernels.backend import Backend
+
+
+def _frame_powers(frames, be: Backend):
+    """(frames, phi^2, phi^3, phi^4, max ||phi^4||_1) -- the first half of ``frame_exp``
+    (the frames returned so that the second graph reads graph 1's static copy in place)."""
+    phi = kla._frame_spec(frames)[1]
+    a2, a3, a4 = kla._powers(phi)
+    return frames, a2, a3, a4, be.module.max(be.sum(be.abs(a4), -2))
+
+
+def _exponentials_and_structured(mu, Sigma, frames, a2, a3, a4, blocks: int, squarings: int,
+                                 kappa: float, diagonal_sigma: bool, causal: bool, be: Backend):
+    """exp(phi) by the plan (``blocks``, ``squarings``), then (kl, beta, values)."""
+    rotation = kla._taylor_exp(kla._frame_spec(frames)[1], blocks, squarings, be, (a2, a3, a4))
+    return tuple(kla._structured(mu, Sigma, frames, rotation, kappa, be, diagonal_sigma, causal))
+
+
+def decomposed(mu, Sigma, frames, kappa: float, be: Backend, *, diagonal_sigma: bool = False,
+               causal: bool = False, clone: bool = True) -> tuple:
+    """(kl, beta, values) as two :func:`attngeom.kernels.cuda_graphs.run` calls around the
+    host read of the bound (on a backend without graphs: the same two functions called
+    directly, which is how the CPU tests check the split against the eager kernel)."""
+    frames, a2, a3, a4, bound = cuda_graphs.run(_frame_powers, (frames,), be, key="gt-frame-powers",
+                                                clone=False)
+    tolerance = kla._UNIT_ROUNDOFF_32 if kla.dtype_name(frames) == "float32" else kla._UNIT_ROUNDOFF
+    blocks, squarings = kla.exp_plan(float(bound) ** 0.25, tolerance)   # as _spectral_bound
+    return cuda_graphs.run(_exponentials_and_structured,
+                           (mu, Sigma, frames, a2, a3, a4, blocks, squarings, float(kappa),
+                            bool(diagonal_sigma), bool(causal)),
+                           be, key="gt-structured", clone=clone)
+
+
+def kl_attention_graphed(mu, Sigma, frames, kappa: float, be: Backend, *, diagonal_sigma: bool = False,
+                         causal: bool = False, clone: bool = True) -> kla.KLAttention:
+    """:func:`~attngeom.kernels.kl_attention.kl_attention_structured` from CUDA graphs on
+    torch-cuda; the eager kernel elsewhere (counted in ``cuda_graphs.STATS["eager"]``).
+    ``clone=False``: the returned arrays are the graph's own, overwritten by the next call
+    with the same shapes and plan."""
+    eager = not cuda_graphs.applicable(be)
+    if not eager and 0 in tuple(frames.shape):
+        cuda_graphs.record_fallback("empty input (frame_exp's matrix_exp path)")
+        eager = True
+    if eager:
+        if not cuda_graphs.applicable(be):
+            cuda_graphs.STATS["eager"] += 1
+        return kla.kl_attention_structured(mu, Sigma, frames, kappa, be, diagonal_sigma=diagonal_sigma,
+                                           causal=causal)
+    return kla.KLAttention(*decomposed(mu, Sigma, frames, kappa, be, diagonal_sigma=diagonal_sigma,
+                                       causal=causal, clone=clone))
