@@ -640,7 +640,8 @@ def pairwise_operands(stats: dict, be: Backend):
 
 
 def kl_attention_structured(mu, Sigma, frames, kappa: float, be: Backend, *,
-                            diagonal_sigma: bool = False, causal: bool = False) -> KLAttention:
+                            diagonal_sigma: bool = False, causal: bool = False,
+                            graphs: bool = False) -> KLAttention:
     """KL attention using the gauge structure: every belief rotated once into the common
     frame (O(N n^3)), all pairwise KLs from one matrix product (O(N^2 n^2)) per head.
 
@@ -655,8 +656,13 @@ def kl_attention_structured(mu, Sigma, frames, kappa: float, be: Backend, *,
     :func:`pairwise_operands`), beta = softmax_j(-K / kappa) (GT eqs 13, 58), and the
     transported values sum_j beta_ij Omega_ij mu_j = R_i sum_j beta_ij nu_j.
 
-    Parameters and returns as :func:`kl_attention_direct`.
+    Parameters and returns as :func:`kl_attention_direct`; ``graphs=True``: on torch-cuda,
+    replayed from CUDA graphs (forward only; :mod:`attngeom.kernels.kl_attention_graphs`,
+    the same numbers); elsewhere ignored (the eager kernel; JAX compiles already).
     """
+    if graphs and be.name == "torch":
+        from attngeom.kernels.kl_attention_graphs import kl_attention_graphed
+        return kl_attention_graphed(mu, Sigma, frames, kappa, be, diagonal_sigma=diagonal_sigma, causal=causal)
     if be.name == "jax" and not _traced(frames, be):
         # JAX: exp(phi) eagerly (frame_exp reads its norm on the host), the rest compiled
         # once per shape (jax-cpu at GT's size: 41-69 ms op by op, 15-22 ms compiled;
