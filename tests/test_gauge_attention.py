@@ -121,6 +121,36 @@ def test_half_vectorization_inner_product_and_mutation():
     assert abs(np.sum(x.ravel()[index] * y.ravel()[index]) - np.sum(x * y)) > 1e-3   # unit weights: wrong
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_numpy_triangular_solve_in_place_matches_lu(dtype):
+    """solve_lower_right on NumPy (LAPACK ?trtrs per matrix, in place) = b L^{-T} by LU,
+    with a broadcast factor; a wrong orientation (lower=1 on the transposed view) fails."""
+    rng = np.random.default_rng(3)
+    factor = np.tril(rng.normal(size=(2, 1, 4, 5, 5))) + 3.0 * np.eye(5)
+    b = rng.normal(size=(2, 3, 4, 6, 5))
+    got = kla.solve_lower_right(factor.astype(dtype), b.astype(dtype), get_backend("numpy"))
+    want = np.swapaxes(np.linalg.solve(np.broadcast_to(factor, (2, 3, 4, 5, 5)), np.swapaxes(b, -1, -2)), -1, -2)
+    assert got.dtype == np.dtype(dtype) and got.shape == want.shape
+    assert np.max(np.abs(got - want)) < (1e-12 if dtype == "float64" else 1e-4)
+    upper = np.swapaxes(factor, -1, -2)          # the mutant: the transposed factor read as lower
+    wrong = kla._solve_lower_right_lapack(np.broadcast_to(upper, factor.shape), b)
+    assert np.max(np.abs(wrong - want)) > 1e-3
+
+
+def test_pair_products_on_both_axes_equal_gathers():
+    """_pair_products over the last axis and over axis -2 (numpy slices, torch slices, jax
+    gathers) equal x_a x_b over a <= b."""
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(3, 6, 5))
+    rows, cols = np.triu_indices(5)
+    for backend in BACKENDS:
+        be = get_backend(backend)
+        last = be.to_numpy(kla._pair_products(be.asarray(x), be))
+        middle = be.to_numpy(kla._pair_products(be.asarray(np.swapaxes(x, -1, -2)), be, axis=-2))
+        assert np.max(np.abs(last - x[..., rows] * x[..., cols])) < 1e-15
+        assert np.max(np.abs(np.swapaxes(middle, -1, -2) - x[..., rows] * x[..., cols])) < 1e-15
+
+
 # jax compiles per shape: per-head frames are covered on numpy and torch
 AGREEMENT_CASES = [(backend, diagonal, shared) for backend in BACKENDS for diagonal in (False, True)
                    for shared in (True, False) if shared or backend != "jax"]

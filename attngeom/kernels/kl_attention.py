@@ -524,13 +524,6 @@ def _take_last(x, index: np.ndarray, be: Backend):
     return be.module.take(x, be.asarray(index, dtype="int64"), axis=-1)
 
 
-def _move(x, source: int, destination: int, be: Backend):
-    """``moveaxis`` on any backend (torch spells it ``movedim``)."""
-    if be.name == "torch":
-        return x.movedim(source, destination)
-    return be.module.moveaxis(x, source, destination)
-
-
 def solve_lower_right(lower, b, be: Backend):
     """b L^{-T} for lower-triangular L, shape=[..., n, n] and [..., m, n]: the transpose
     of L^{-1} b^T, laid out so that its Gram matrix X X^T is a product with a transposed
@@ -540,7 +533,32 @@ def solve_lower_right(lower, b, be: Backend):
     if be.name == "jax":
         return be.library.lax.linalg.triangular_solve(lower, b, left_side=False, lower=True,
                                                       transpose_a=True)
-    return _transposed(solve_lower(lower, _transposed(b, be), be), be)
+    return _solve_lower_right_lapack(np.asarray(lower), np.asarray(b))
+
+
+def _solve_lower_right_lapack(lower: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """b L^{-T} on NumPy: LAPACK's triangular solve (``?trtrs``) once per matrix, in place.
+    NumPy has no batched triangular solve; at the per-token batch of the structured kernel
+    (1920 matrices 20 x 21 at GT's size) this loop measured 6.1 ms against 21 ms for the
+    row-by-row forward substitution vectorized over the batch and 16 ms for the batched LU
+    ``numpy.linalg.solve``.  In Fortran order the C-contiguous ``out[i]`` (b, [m, n]) is
+    b^T and ``lower[i].T`` is L^T (upper): ``trans=1`` solves L Y = b^T in place, so
+    ``out[i]`` becomes (L^{-1} b^T)^T = b L^{-T}."""
+    import scipy.linalg.lapack
+    shape = np.broadcast_shapes(lower.shape[:-2], b.shape[:-2])
+    n, m = lower.shape[-1], b.shape[-2]
+    dtype = np.result_type(lower, b)
+    out = np.array(np.broadcast_to(b, shape + (m, n)), dtype=dtype, order="C")
+    factors = np.ascontiguousarray(np.broadcast_to(lower, shape + (n, n)), dtype=dtype)
+    solve = scipy.linalg.lapack.get_lapack_funcs("trtrs", (out,))
+    targets = out.reshape(-1, m, n).swapaxes(-1, -2)
+    for factor, target in zip(factors.reshape(-1, n, n).swapaxes(-1, -2), targets):
+        result, info = solve(factor, target, lower=0, trans=1, overwrite_b=1)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"triangular factor is singular (?trtrs info {info})")
+        if result is not target and not np.shares_memory(result, target):
+            target[...] = result
+    return out
 
 
 def _gram_rows(x, rows: int, be: Backend):
@@ -549,15 +567,30 @@ def _gram_rows(x, rows: int, be: Backend):
     return x @ _swap(x[..., :rows, :])
 
 
-def _pair_products(x, be: Backend):
-    """x_a x_b over the upper triangle a <= b of the last axis (row-major order of the pairs,
-    as :func:`_half_vectorization`), shape=[..., n] -> [..., n(n+1)/2].  For the rows of R
+def _pair_products(x, be: Backend, axis: int = -1):
+    """x_a x_b over the upper triangle a <= b of the axis ``axis`` (-1 or -2; row-major
+    order of the pairs, as :func:`_half_vectorization`), shape=[..., n] -> [..., n(n+1)/2]
+    (or [..., n, k] -> [..., n(n+1)/2, k]).  For the columns of R (``axis=-2`` on R^T)
     these give R^T diag(s) R half-vectorized as s . (products) (one product)."""
-    if be.name == "torch":   # slices: torch's gathers along the last axis measured 12 ms here
-        n = x.shape[-1]
-        return be.concat([x[..., a:] * x[..., a:a + 1] for a in range(n)], -1)
-    rows, cols = np.triu_indices(x.shape[-1])
-    return _take_last(x, rows, be) * _take_last(x, cols, be)
+    n = x.shape[axis]
+    tail = (slice(None),) if axis == -2 else ()
+
+    def rows(a, b):
+        return (Ellipsis, slice(a, b)) + tail
+    if be.name == "torch":   # slices: torch's gathers measured 12 ms at [1920, 400] -> 210
+        return be.concat([x[rows(a, n)] * x[rows(a, a + 1)] for a in range(n)], axis)
+    if be.name == "numpy":   # slices into one buffer: two gathers measured 1.5x slower
+        shape = list(x.shape)
+        shape[axis] = n * (n + 1) // 2
+        out = np.empty(shape, dtype=x.dtype)
+        start = 0
+        for a in range(n):
+            np.multiply(x[rows(a, n)], x[rows(a, a + 1)], out=out[rows(start, start + n - a)])
+            start += n - a
+        return out
+    first, second = np.triu_indices(n)
+    index = (lambda i: be.asarray(i, dtype="int64"))
+    return be.module.take(x, index(first), axis=axis) * be.module.take(x, index(second), axis=axis)
 
 
 def _upper_triangle(x, be: Backend):
@@ -566,6 +599,18 @@ def _upper_triangle(x, be: Backend):
     if be.name == "torch":
         return be.concat([x[..., a, a:] for a in range(x.shape[-1])], -1)
     return _take_last(_flatten_matrices(x), _half_vectorization(x.shape[-1])[0], be)
+
+
+def _by_frame(x, head: str, be: Backend):
+    """[..., H, N, n] -> the rows that share a frame together: [..., N, H, n] when the
+    heads share one frame per token (``head`` = ''), [..., H, N, 1, n] with a frame per
+    head."""
+    return x.swapaxes(-2, -3) if not head else x[..., None, :]
+
+
+def _from_frame(x, head: str, be: Backend):
+    """The inverse of :func:`_by_frame`: [..., N, H, k] or [..., H, N, 1, k] -> [..., H, N, k]."""
+    return x.swapaxes(-2, -3) if not head else x[..., 0, :]
 
 
 def rotated_statistics(mu, Sigma, frames, be: Backend, *, diagonal_sigma: bool = False,
@@ -604,16 +649,18 @@ def rotated_statistics(mu, Sigma, frames, be: Backend, *, diagonal_sigma: bool =
     if diagonal_sigma:
         logdet = be.sum(be.module.log(Sigma), -1)
         whitened = mu / Sigma                                           # Sigma^{-1} mu
-        vectors = be.concat([mu[..., None, :], whitened[..., None, :]], -2) @ per_head
-        nu, precision_nu = vectors[..., 0, :], vectors[..., 1, :]      # [..., H, N, n]
-        scales = be.concat([Sigma[..., None, :], 1.0 / Sigma[..., None, :]], -2)  # [..., H, N, 2, n]
-        if not head:    # the heads share the frame: [..., N, 2H, n] against one product table
-            scales = _move(scales, -4, -3, be).reshape(tuple(scales.shape[:-4]) + (scales.shape[-3], 2 * heads, n))
-        congruent = scales @ _pair_products(rotation, be)                  # [..., (H,) N, 2 (H), T]
-        if not head:
-            congruent = _move(congruent.reshape(tuple(congruent.shape[:-2]) + (heads, 2, len(weights))), -3, -4, be)
-        second = (congruent[..., 0, :] + _pair_products(nu, be)) * _constant(weights, nu, be)
-        precision = congruent[..., 1, :]
+        # the heads sharing a frame side by side: [..., N, 4g, n] against one R per token
+        # (g = H, or g = 1 with a frame per head), rows (Sigma, 1/Sigma, mu, Sigma^{-1} mu)
+        grouped = [_by_frame(x, head, be) for x in (Sigma, 1.0 / Sigma, mu, whitened)]
+        stacked = be.module.stack(grouped, -3)                          # [..., 4, g, n]
+        group = stacked.shape[-2]
+        stacked = stacked.reshape(tuple(stacked.shape[:-3]) + (4 * group, n))
+        columns = _pair_products(_transposed(rotation, be), be, axis=-2)   # [..., T, n]
+        congruent = stacked[..., :2 * group, :] @ _swap(columns)         # [..., 2g, T]
+        vectors = stacked[..., 2 * group:, :] @ rotation                  # [..., 2g, n]
+        nu, precision_nu = (_from_frame(vectors[..., k * group:(k + 1) * group, :], head, be) for k in (0, 1))
+        covariance, precision = (_from_frame(congruent[..., k * group:(k + 1) * group, :], head, be) for k in (0, 1))
+        second = (covariance + _pair_products(nu, be)) * _constant(weights, nu, be)
         offset = be.sum(whitened * mu, -1) + logdet
     else:
         lower = cholesky(Sigma, be)
@@ -632,11 +679,20 @@ def rotated_statistics(mu, Sigma, frames, be: Backend, *, diagonal_sigma: bool =
             "logdet": logdet, "head": head}
 
 
-def pairwise_operands(stats: dict, be: Backend):
+def pairwise_operands(stats: dict, be: Backend, *, offsets: bool = False):
     """(query, key), shape=[..., H, N, n(n+1)/2 + n] each, from :func:`rotated_statistics`:
-    query_i . key_j = <M_i, P_j>_F - 2 nu_i . (P_j nu_j), the pair-dependent part of 2 K_ij."""
-    return (be.concat([stats["second"], -2.0 * stats["nu"]], -1),
-            be.concat([stats["precision"], stats["precision_nu"]], -1))
+    query_i . key_j = <M_i, P_j>_F - 2 nu_i . (P_j nu_j), the pair-dependent part of 2 K_ij.
+    With ``offsets`` two more columns, [1, -(logdet Sigma_i + n)] and [offset_j, 1], so that
+    query_i . key_j = 2 K_ij exactly (the per-row and per-column terms ride in the product
+    instead of two more passes over the N x N array)."""
+    query = [stats["second"], -2.0 * stats["nu"]]
+    key = [stats["precision"], stats["precision_nu"]]
+    if offsets:
+        n = stats["nu"].shape[-1]
+        ones = 1.0 + 0.0 * stats["logdet"][..., None]
+        query += [ones, -(stats["logdet"][..., None] + n)]
+        key += [stats["offset"][..., None], ones]
+    return be.concat(query, -1), be.concat(key, -1)
 
 
 def kl_attention_structured(mu, Sigma, frames, kappa: float, be: Backend, *,
@@ -677,14 +733,26 @@ def _structured(mu, Sigma, frames, rotation, kappa, be: Backend, diagonal_sigma:
     """(kl, beta, values) of :func:`kl_attention_structured`, given the frames'
     exponentials ``rotation`` or None (computed here)."""
     stats = rotated_statistics(mu, Sigma, frames, be, diagonal_sigma=diagonal_sigma, rotation=rotation)
-    n = mu.shape[-1]
-    query, key = pairwise_operands(stats, be)
-    kl = 0.5 * (einsum("...ik,...jk->...ij", query, key, be=be) + stats["offset"][..., None, :]
-                - (stats["logdet"] + n)[..., :, None])
-    beta = softmax_last(_causal_logits(kl, kappa, causal, be), be)
+    query, key = pairwise_operands(stats, be, offsets=True)
+    kl = 0.5 * einsum("...ik,...jk->...ij", query, key, be=be)
+    beta = _attention_weights(kl, kappa, causal, be)
     pooled = beta @ stats["nu"]
     values = einsum(f"...{stats['head']}iab,...hib->...hia", stats["rotation"], pooled, be=be)
     return kl, beta, values
+
+
+def _attention_weights(kl, kappa: float, causal: bool, be: Backend):
+    """beta_ij = softmax_j(-K_ij / kappa) (GT eqs 13, 58).  On NumPy without a mask in one
+    buffer, exp((min_j K_ij - K_ij) / kappa) normalized in place: four passes over the
+    N x N array instead of seven (the same numbers: the row minimum of K is the row
+    maximum of the logits)."""
+    if be.name != "numpy" or causal:
+        return softmax_last(_causal_logits(kl, kappa, causal, be), be)
+    beta = np.subtract(kl.min(-1, keepdims=True), kl)
+    beta *= 1.0 / kappa
+    np.exp(beta, out=beta)
+    beta /= beta.sum(-1, keepdims=True)
+    return beta
 
 
 _COMPILED: dict[tuple, Any] = {}
