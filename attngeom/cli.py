@@ -549,15 +549,19 @@ def benchmark():
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--gt-code", "gt_code", is_flag=True,
               help="also time GT's public code (ATTNGEOM_GT_CODE=checkout), full and diagonal Sigma")
+@click.option("--cuda-graphs", "cuda_graphs", is_flag=True,
+              help="also time the structured kernel and the standard layer replayed from CUDA graphs "
+                   "(torch on cuda; elsewhere the eager paths, reported as not graphed)")
 @click.option("--json", "as_json", is_flag=True)
 def gauge_attention(tokens, dim, heads, batch, diagonal, backend, device, repeats, no_direct,
-                    dtype, seed, gt_code, as_json):
+                    dtype, seed, gt_code, cuda_graphs, as_json):
     """GT KL attention: structured vs direct kernel vs standard attention (GT Table 4)."""
     from attngeom.geometry_proofs.gauge.attention_benchmark import (BenchmarkConfig, format_report,
                                                            run_benchmark)
     config = BenchmarkConfig(tokens=tokens, dim=dim, heads=heads, batch=batch,
                              diagonal=diagonal, backend=backend, device=device,
-                             repeats=repeats, direct=not no_direct, seed=seed, dtype=dtype)
+                             repeats=repeats, direct=not no_direct, seed=seed, dtype=dtype,
+                             cuda_graphs=cuda_graphs)
     config.validate()
     if gt_code:
         from attngeom.geometry_proofs.gauge.gt_baseline import gt_baseline_section, validate_gt_config
@@ -579,8 +583,11 @@ def gauge_attention(tokens, dim, heads, batch, diagonal, backend, device, repeat
 @click.option("--device", type=click.Choice(DEVICES), default="cpu", show_default=True)
 @click.option("--repeats", type=int, default=5, show_default=True, help="timed runs (best)")
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--cuda-graphs", "cuda_graphs", is_flag=True,
+              help="also time every kernel replayed from CUDA graphs (torch on cuda; elsewhere "
+                   "the eager kernels, reported as not graphed)")
 @click.option("--json", "as_json", is_flag=True)
-def hyperbolic_attention(sizes, dim, backend, device, repeats, seed, as_json):
+def hyperbolic_attention(sizes, dim, backend, device, repeats, seed, cuda_graphs, as_json):
     """RGT attention in Gram form vs Euclidean attention (RGT Table 1, issue 26)."""
     from attngeom.geometry_proofs.hyperbolic.attention_benchmark import (BenchmarkConfig, format_report,
                                                                 run_benchmark)
@@ -589,7 +596,7 @@ def hyperbolic_attention(sizes, dim, backend, device, repeats, seed, as_json):
     except ValueError:
         raise BadInput(f"--n takes a comma list of integers; got {sizes!r}") from None
     config = BenchmarkConfig(sizes=sizes, dim=dim, backend=backend, device=device,
-                             repeats=repeats, seed=seed)
+                             repeats=repeats, seed=seed, cuda_graphs=cuda_graphs)
     config.validate()
     progress = _progress(as_json)
     report = run_benchmark(config, **({"progress": progress} if progress else {}))

@@ -426,23 +426,6 @@ def test_witness_is_stable_under_rounding_ties():
 
 # -- CUDA graphs (issue 26: the kernel is launch-bound on an H200) ---------------------------
 
-def _emulated_capture(function, args, be):
-    """A stand-in for cuda_graphs._capture on the CPU: static inputs as the real one makes
-    them, 'replay' = the function on the static inputs, its results copied into the static
-    outputs (what a graph replay does to them)."""
-    from attngeom.kernels import cuda_graphs
-    static_inputs = tuple(cuda_graphs._static_input(a) for a in args)
-    backend = cuda_graphs.graph_backend(be)
-    with cuda_graphs._deferring([]):
-        outputs = function(*static_inputs, backend)
-
-    def replay():
-        for static, fresh in zip(cuda_graphs._leaves(outputs), cuda_graphs._leaves(function(*static_inputs, backend))):
-            if static is not fresh:
-                static.copy_(fresh)
-    return cuda_graphs._Entry(replay, static_inputs, outputs, None, backend)
-
-
 def _graph_inputs(be, diagonal, seed=0, dtype="float64"):
     mu, sigma, variances, frames = _system(seed=seed, shared=seed % 2 == 0)
     return [be.asarray(x, dtype=dtype) for x in (mu, variances if diagonal else sigma, frames)]
@@ -489,7 +472,7 @@ def test_graph_cache_copies_inputs_chains_and_falls_back(monkeypatch):
     from attngeom.kernels.kl_attention_graphs import kl_attention_graphed
     be = get_backend("torch")
     monkeypatch.setattr(cuda_graphs, "applicable", lambda backend: backend.name == "torch")
-    monkeypatch.setattr(cuda_graphs, "_capture", _emulated_capture)
+    monkeypatch.setattr(cuda_graphs, "_capture", cuda_graphs.emulated_capture)
     cuda_graphs.clear()
     cuda_graphs.reset_stats()
     try:
@@ -549,3 +532,19 @@ def test_graphs_equal_eager_on_cuda():
         assert report["captures"] > 0 and report["replays"] >= 2 * 16
     finally:
         cuda_graphs.clear()
+
+
+def test_benchmark_cuda_graphs_option_off_cuda(run_cli):
+    """--cuda-graphs off torch-cuda: accepted, the eager paths timed under the graphed
+    names, reported as not graphed, graphed = eager exactly."""
+    report = run_benchmark(BenchmarkConfig(tokens=6, dim=6, heads=2, batch=1, repeats=1, backend="torch",
+                                           direct=False, cuda_graphs=True))
+    graphs = report["cuda_graphs"]
+    assert graphs["graphed"] is False and graphs["applicable"] is False
+    assert max(graphs["agreement_with_eager"].values()) == 0.0
+    assert {"structured_graphed", "standard_graphed"} <= set(report["timings"])
+    assert set(graphs["targets_met"]) == {"structured_graphed_over_standard_graphed",
+                                          "structured_graphed_over_standard"}
+    code, out, _ = run_cli("benchmark", "gauge-attention", "--n", 6, "--k", 6, "--heads", 2, "--batch", 1,
+                           "--no-direct", "--repeats", 1, "--cuda-graphs", "--json")
+    assert code == 0 and json.loads(out)["cuda_graphs"]["graphed"] is False

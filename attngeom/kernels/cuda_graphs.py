@@ -10,7 +10,8 @@ Capture follows the PyTorch CUDA-graph documentation ("CUDA Graphs" notes,
 ``torch.cuda.graph``): static input tensors (clones of the first call's inputs) that every
 later call copies into; warm-up iterations (:data:`WARMUP`) on a side stream that first
 waits for the current stream, the current stream then waiting for the side stream; the
-capture under ``with torch.cuda.graph(g, stream=side)`` on that same side stream (warm-up
+capture under ``with torch.cuda.graph(g, stream=side)`` (capture_error_mode
+"thread_local", :func:`_graph_context`) on that same side stream (warm-up
 and capture on one stream, as ``torch.cuda.make_graphed_callables`` does, so that library
 handles and workspaces created lazily in the warm-up are the capture stream's); replay on
 the caller's current stream (``CUDAGraph.replay`` launches on it, after the input copies
@@ -88,6 +89,12 @@ def capturing(be: Backend) -> bool:
     """Whether a CUDA-graph capture is under way on the current stream (never on a
     backend other than torch-cuda)."""
     return applicable(be) and bool(be.module.cuda.is_current_stream_capturing())
+
+
+def deferring() -> bool:
+    """Whether :func:`run` is capturing (host checks must be deferred with
+    :func:`defer_check`); False in its warm-up and in eager calls."""
+    return _DEFERRED is not None
 
 
 def defer_check(flag) -> None:
@@ -314,11 +321,24 @@ def _capture(function: Callable, args: tuple, be: Backend) -> _Entry:
         torch.cuda.current_stream().wait_stream(side)
         graph = torch.cuda.CUDAGraph()
         flags: list = []
-        with _deferring(flags), torch.cuda.graph(graph, stream=side):
+        with _deferring(flags), _graph_context(torch, graph, side):
             outputs = function(*static_inputs, backend)
             flag = torch.stack([f.reshape(()) for f in flags]).all() if flags else None
     return _Entry(replay=graph.replay, static_inputs=static_inputs, static_outputs=outputs,
                   flag=flag, backend=backend, graph=graph)
+
+
+def _graph_context(torch, graph, stream):
+    """``torch.cuda.graph(graph, stream=stream, capture_error_mode="thread_local")``: an
+    unsafe CUDA call (a sync, a host read) in *this* thread still ends the capture with an
+    error, but other threads of the process -- JAX's runtime, in a pytest process that ran
+    the JAX tests first -- are not made to fail, nor fail the capture, by their own CUDA
+    calls ("global", the default, would).  Versions of torch without the argument: the
+    default mode."""
+    try:
+        return torch.cuda.graph(graph, stream=stream, capture_error_mode="thread_local")
+    except TypeError:
+        return torch.cuda.graph(graph, stream=stream)
 
 
 def _recover(torch) -> None:
@@ -328,3 +348,31 @@ def _recover(torch) -> None:
         torch.cuda.synchronize()
     with contextlib.suppress(Exception):
         torch.cuda.empty_cache()
+
+
+def emulated_capture(function: Callable, args: tuple, be: Backend) -> _Entry:
+    """A stand-in for the capture on a machine without CUDA (tests: monkeypatch ``_capture``
+    with it and ``applicable`` to accept torch-cpu): the static inputs as a capture makes
+    them, deferred checks recorded as in a capture, and 'replay' = the function run again
+    on the static inputs, its results copied into the static outputs and the flag (what a
+    graph replay does to them)."""
+    torch = be.module
+    static_inputs = tuple(_static_input(a) for a in args)
+    backend = graph_backend(be)
+
+    def run_once():
+        flags: list = []
+        with torch.no_grad(), _deferring(flags):
+            outputs = function(*static_inputs, backend)
+        return outputs, (torch.stack([f.reshape(()) for f in flags]).all() if flags else None)
+    outputs, flag = run_once()
+
+    def replay():
+        fresh, fresh_flag = run_once()
+        for static, new in zip(_leaves(outputs), _leaves(fresh)):
+            if static is not new:
+                static.copy_(new)
+        if flag is not None:
+            flag.copy_(fresh_flag)
+    return _Entry(replay=replay, static_inputs=static_inputs, static_outputs=outputs, flag=flag,
+                  backend=backend)

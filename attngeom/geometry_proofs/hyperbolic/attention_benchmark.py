@@ -70,6 +70,7 @@ class BenchmarkConfig:
     radius: float = 1.0
     seed: int = 0
     check: bool = True
+    cuda_graphs: bool = False
 
     def planned_bytes(self) -> int:
         """float64 bytes alive at once, an upper estimate: about 16 [N, N] pair arrays
@@ -176,6 +177,11 @@ def run_benchmark(config: BenchmarkConfig,
     report = {"config": asdict(config), "device_label": be.label, "targets": dict(TARGETS), "rows": rows}
     if config.check:
         report["agreement"] = agreement(config, be, kernels, min(config.sizes))
+    if config.cuda_graphs:
+        # every kernel replayed from CUDA graphs (torch-cuda; launch-bound there), against
+        # graphed and eager Euclidean attention: .graphs.graphed_section
+        from attngeom.geometry_proofs.hyperbolic.graphs import graphed_section
+        report["cuda_graphs"] = graphed_section(config, be, kernels, rows)
     return report
 
 
@@ -212,4 +218,15 @@ def format_report(report: dict) -> str:
     if "agreement" in report:
         worst = max(report["agreement"].values())
         lines.append(f"  Gram vs element-wise forms at N={min(config['sizes'])}: max |diff| {worst:.2e}")
+    if "cuda_graphs" in report:
+        graphs = report["cuda_graphs"]
+        lines.append("  CUDA graphs: " + ("replayed" if graphs["graphed"] else
+                                          f"NOT graphed (fallbacks: {graphs['stats']['fallbacks'] or 'not torch-cuda'})")
+                     + f"; graphed vs eager max |diff| {max(graphs['agreement_with_eager'].values()):.2e}; "
+                     "time / graphed Euclidean attention's (eager Euclidean in brackets)")
+        for row in report["rows"]:
+            part = row["cuda_graphs"]
+            cells = [f"{part['ratios_over_euclidean_graphed'][name]:7.2f} ({part['ratios_over_euclidean'][name]:6.2f})"
+                     for name in names]
+            lines.append(f"  {row['N']:>6} {part['seconds']['euclidean']['best_s'] * 1e3:9.3f} ms " + " ".join(cells))
     return "\n".join(lines)
