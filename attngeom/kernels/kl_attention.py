@@ -44,6 +44,7 @@ where phi in so(20) acts on all five copies).  :func:`split_heads` turns [..., N
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -723,10 +724,21 @@ def kl_attention_structured(mu, Sigma, frames, kappa: float, be: Backend, *,
         # JAX: exp(phi) eagerly (frame_exp reads its norm on the host), the rest compiled
         # once per shape (jax-cpu at GT's size: 41-69 ms op by op, 15-22 ms compiled;
         # docs/gauge-attention.md)
-        rotation = frame_exp(_frame_spec(frames)[1], be)
-        compiled = _compiled_structured(be, diagonal_sigma, causal)
-        return KLAttention(*compiled(mu, Sigma, frames, rotation, kappa))
+        with full_float32_matmuls(be):
+            rotation = frame_exp(_frame_spec(frames)[1], be)
+            compiled = _compiled_structured(be, diagonal_sigma, causal)
+            return KLAttention(*compiled(mu, Sigma, frames, rotation, kappa))
     return KLAttention(*_structured(mu, Sigma, frames, None, kappa, be, diagonal_sigma, causal))
+
+
+def full_float32_matmuls(be: Backend):
+    """A context in which JAX computes float32 matrix products in full float32.  Its default
+    on GPUs is reduced (TF32 / bfloat16 passes): the kernel's float32 K was 7.2e-4 relative
+    from float64 on an H200 that way, against 3-5e-7 on torch-cuda.  A no-op elsewhere
+    (and for float64, which JAX never reduces); JAX keys its compilations on this setting."""
+    if be.name != "jax":
+        return contextlib.nullcontext()
+    return be.library.default_matmul_precision("float32")
 
 
 def _structured(mu, Sigma, frames, rotation, kappa, be: Backend, diagonal_sigma: bool, causal: bool):
