@@ -85,12 +85,6 @@ def applicable(be: Backend) -> bool:
 _DEFERRED: list | None = None
 
 
-def capturing(be: Backend) -> bool:
-    """Whether a CUDA-graph capture is under way on the current stream (never on a
-    backend other than torch-cuda)."""
-    return applicable(be) and bool(be.module.cuda.is_current_stream_capturing())
-
-
 def deferring() -> bool:
     """Whether :func:`run` is capturing (host checks must be deferred with
     :func:`defer_check`); False in its warm-up and in eager calls."""

@@ -345,9 +345,9 @@ def format_report(report: dict) -> str:
              f"SO({config['dim'] // config['heads']})  batch {config['batch']}  {sigma} Sigma  "
              f"{config.get('dtype', 'float64')}  {report['device_label']}"]
     for name, timing in report["timings"].items():
-        lines.append(f"  {name:<16} {timing['median_s'] * 1e3:10.3f} ms  (median of {timing['repeats']})")
+        lines.append(f"  {name:<18} {timing['median_s'] * 1e3:10.3f} ms  (median of {timing['repeats']})")
     for name, ratio in report["ratios"].items():
-        lines.append(f"  {name:<30} {ratio:8.2f}x")
+        lines.append(f"  {name:<40} {ratio:8.2f}x")
     if "agreement" in report:
         agreement = "  ".join(f"{k} {v:.2e}" for k, v in report["agreement"].items())
         lines.append(f"  direct vs structured max |diff|: {agreement}")
