@@ -101,6 +101,13 @@ def test_structured_against_its_floor(backend, sigma):
         ratio = report["ratios"]["structured_over_floor_cpu_time"]
         print(f"{backend} {sigma} {dtype}: (b)/floor {ratio:.2f} (issue 26 target {FLOOR_TARGET})")
         assert ratio <= FLOOR_BOUND[sigma, dtype]
+        if sigma == "full":
+            # full Sigma: the per-(token, head) Cholesky, solve and Gram products timed alone
+            # put a bound floor + factorizations under any (b) built on these batched calls;
+            # the kernel stays within 2.5x of it (a regression bound: 1.3-2.2x measured)
+            bound = report["ratios"]["floor_and_factorizations_over_floor_cpu_time"]
+            print(f"    (floor + factorizations)/floor {bound:.2f}; (b) / that {ratio / bound:.2f}")
+            assert ratio <= 2.5 * bound
         if dtype == "float32":
             assert report["error_against_float64"]["kl_relative"] <= 1e-5
 
