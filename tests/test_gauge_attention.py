@@ -246,9 +246,12 @@ def test_benchmark_library_small():
                                      "structured_over_standard_core", "floor_over_standard",
                                      "floor_over_standard_core", "direct_over_structured",
                                      "structured_over_floor_cpu_time",
-                                     "structured_over_standard_cpu_time"}
+                                     "structured_over_standard_cpu_time",
+                                     "floor_and_factorizations_over_floor",
+                                     "floor_and_factorizations_over_floor_cpu_time"}
     timings = report["timings"]
     floor = timings["frame_exp"]["median_s"] + timings["pairwise_product"]["median_s"]
+    assert report["ratios"]["floor_and_factorizations_over_floor"] == 1.0 + timings["factorizations"]["median_s"] / floor
     assert report["ratios"]["floor_over_standard"] == floor / timings["standard"]["median_s"]
     assert report["ratios"]["structured_over_floor"] == timings["structured"]["median_s"] / floor
     assert "error_against_float64" not in report
