@@ -435,11 +435,41 @@ def test_gram_forms_issue_26(backend, c):
                          - be.to_numpy(gram.einstein_attention(*ball, c)))) <= 1e-12
 
 
-def test_gram_artanh_ratio_small_arguments():
-    """artanh(r)/r switches from its series to the log form at r = 1e-3 without a jump."""
-    r = np.array([0.0, 1e-12, 1e-6, 9.999e-4, 1e-3, 1.001e-3, 0.3, 0.999999])
-    want = np.array([1.0] + [np.arctanh(x) / x for x in r[1:]])
-    assert np.max(np.abs(gram._artanh_ratio(r) / want - 1)) <= 1e-12
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_gram_in_place_passes_leave_the_inputs(backend):
+    """The Gram kernels overwrite only arrays they computed (issue 26: in-place passes,
+    scratch arrays reused across Algorithm 1's steps): queries, keys, values and weights
+    come back bit for bit, and a second call gives the first call's numbers."""
+    be = get_backend(backend)
+    c = 0.7
+    ball = [be.asarray(a) for a in cost.inputs(Sampler(3), 24, 5, c)]
+    hyperboloid = [lorentz.from_ball(a, c) for a in ball]
+    alpha = gram.softmax(gram.geodesic_scores(ball[0], ball[1], c))
+    inputs = ball + hyperboloid + [alpha]
+    before = [be.to_numpy(a).copy() for a in inputs]
+    from attngeom.geometry_proofs.hyperbolic import attention_benchmark as bench
+    for name, kernel in bench.IMPLEMENTATIONS.items():
+        args = hyperboloid if name == "lorentz" else ball
+        first = be.to_numpy(kernel(*args, c)).copy()
+        assert np.array_equal(be.to_numpy(kernel(*args, c)), first), name
+    gram.frechet_steps(ball[2], alpha, c, ball[0], 3, eta=gram.STEP_RULE)
+    gram.hessian_bound(ball[0], ball[2], alpha, c)
+    for a, b in zip(inputs, before):
+        assert np.array_equal(be.to_numpy(a), b)
+
+
+def test_gram_asinh_ratio_small_and_large_arguments():
+    """phi(t) = asinh(sqrt t) / sqrt(t (1 + t)) (= artanh(r) / r / (1 + t), the log maps'
+    factor) from tau = 2t agrees with a 50-digit evaluation to 1e-12 relative from t = 0
+    (phi = 1: the floor keeps 0 / 0 out) and denormal t through t = 1e15 (points near the
+    boundary), where log1p keeps the ratio exact for close pairs."""
+    import mpmath
+    tau = np.array([0.0, 5e-324, 1e-300, 1e-32, 1e-20, 1e-12, 1e-6, 2e-3, 0.3, 1.0, 40.0, 1e6, 1e15])
+    with mpmath.workdps(50):
+        want = np.array([1.0] + [float(mpmath.asinh(mpmath.sqrt(mpmath.mpf(x) / 2))
+                                       / mpmath.sqrt(mpmath.mpf(x) / 2 * (1 + mpmath.mpf(x) / 2)))
+                                 for x in tau[1:]])
+    assert np.max(np.abs(gram._asinh_ratio_(tau.copy()) / want - 1)) <= 1e-12
 
 
 def test_gram_forms_near_the_boundary():

@@ -4,14 +4,15 @@ N = 128 ... 1024, time over Euclidean attention's, measured in one process
 hyperbolic-attention`` prints).  Targets (issue 26): eq (14) + three steps of Algorithm 1
 within 10x; tangent attention at the origin and Lorentz + Einstein midpoint within 2x.
 
-On the CPU the targets are asserted for N >= 512 on numpy (torch and jax figures are
-recorded: torch's float64 log / sqrt on one thread leave Lorentz at 2-3.6x and eq 14 + 3
-steps at 15-18x in the first measurements, 2026 issue 26): at N = 128 Euclidean
-attention takes ~0.3 ms and each further array operation of ~16K entries (a log, a
-softmax, the ball checks) costs a visible share of it (the table in docs/hyperbolic.md
-records the N = 128 ratios too; at N = 256 Euclidean attention's 1-2 ms drifts by 2x on a
-loaded two-core machine, which moved the ratios across the targets between runs).  Every ratio is checked against the Gram vs element-wise
-agreement (<= 1e-12).  Figures go to $ATTNGEOM_BENCH_DIR/hyperbolic_attention_*.json.  Run with
+On the CPU the targets are asserted on process-CPU-time ratios (``ratios_cpu_time``: on the
+shared two-core machine wall-clock ratios moved 2x between runs, CPU-time ratios a few
+percent; best of 15 round-robin runs, one BLAS / torch thread): numpy at every N, torch
+from N = 256.  Torch at N = 128 is recorded: there Euclidean attention takes ~0.25 ms and
+eager torch spends ~5 us of dispatch on each of the ~300 tensor operations of eq (14) with
+three Algorithm 1 steps (~45 for tangent attention), so those stay at ~11x and ~2.0-2.1x
+(docs/hyperbolic.md).  Jax (jit) is recorded: its wall-clock ratios meet the targets, its
+CPU time is not the kernels' (XLA's thread pool).  Every ratio is checked against the Gram vs
+element-wise agreement (<= 1e-12).  Figures go to $ATTNGEOM_BENCH_DIR/hyperbolic_attention_*.json.  Run with
 
     OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 pytest -m benchmark tests/benchmarks/test_hyperbolic_attention_bench.py -s
 """
@@ -31,8 +32,11 @@ from attngeom.kernels.errors import BackendUnavailable
 
 pytestmark = pytest.mark.benchmark
 
-#: where the CPU targets are asserted (see the module docstring).
-CPU_ASSERTED_FROM = 512
+#: backend -> the smallest N where the CPU targets are asserted (see the module docstring).
+CPU_ASSERTED_FROM = {"numpy": 128, "torch": 256}
+
+#: timed round-robin runs per kernel (best taken).
+REPEATS = 15
 
 
 def _report(backend: str, device: str, sizes) -> dict:
@@ -40,7 +44,7 @@ def _report(backend: str, device: str, sizes) -> dict:
         be = get_backend(backend, device)
     except BackendUnavailable as exc:
         pytest.skip(str(exc))
-    report = run_benchmark(BenchmarkConfig(sizes=tuple(sizes), backend=backend, device=device, repeats=5))
+    report = run_benchmark(BenchmarkConfig(sizes=tuple(sizes), backend=backend, device=device, repeats=REPEATS))
     out = Path(os.environ.get("ATTNGEOM_BENCH_DIR", "tests/benchmarks/results"))
     out.mkdir(parents=True, exist_ok=True)
     (out / f"hyperbolic_attention_{be.label}.json").write_text(json.dumps(report, indent=1))
@@ -49,16 +53,17 @@ def _report(backend: str, device: str, sizes) -> dict:
     return report
 
 
-def _assert_targets(report: dict, from_n: int) -> None:
-    misses = [(row["N"], name, round(row["ratios"][name], 2)) for row in report["rows"]
-              for name in TARGETS if row["N"] >= from_n and not row["targets_met"][name]]
-    assert not misses, f"targets missed (N, kernel, ratio): {misses}"
+def _assert_targets(report: dict, from_n: int, suffix: str = "_cpu_time") -> None:
+    """Issue 26's targets on the ratios ``ratios<suffix>`` at every N >= from_n."""
+    misses = [(row["N"], name, round(row["ratios" + suffix][name], 2)) for row in report["rows"]
+              for name in TARGETS if row["N"] >= from_n and not row["targets_met" + suffix][name]]
+    assert not misses, f"targets missed (N, kernel, ratio{suffix}): {misses}"
 
 
 @pytest.mark.parametrize("backend", ["numpy", "torch", "jax"])
 def test_hyperbolic_attention_cpu(backend):
-    """numpy must meet the targets from N = 512; torch (one thread, as the cost benchmark)
-    and jax (jit) figures are recorded."""
+    """numpy must meet the targets (CPU-time ratios) at every N, torch (one thread, as the
+    cost benchmark) from N = 256; jax (jit) figures are recorded."""
     threads = None
     if backend == "torch":
         torch = get_backend("torch").module
@@ -69,8 +74,8 @@ def test_hyperbolic_attention_cpu(backend):
     finally:
         if threads is not None:
             torch.set_num_threads(threads)
-    if backend == "numpy":
-        _assert_targets(report, CPU_ASSERTED_FROM)
+    if backend in CPU_ASSERTED_FROM:
+        _assert_targets(report, CPU_ASSERTED_FROM[backend])
 
 
 @pytest.mark.gpu

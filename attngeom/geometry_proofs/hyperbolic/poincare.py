@@ -97,7 +97,7 @@ def check_in_ball(x, c, name: str = "x"):
     if _abstract(x):
         return x
     sq = _sqnorm(x)
-    inside = sq * c < 1
+    inside = sq * c < 1.0
     if not bool(inside.all()):
         worst = math.sqrt(float((sq * c).max()))
         raise BadInput(f"{name} is not in the Poincare ball of c={c:g}: "
@@ -234,22 +234,26 @@ def log_map(x, y, c):
 def exp_map0(v, c):
     """exp_0(v) = tanh(sqrt(c)|v|) v / (sqrt(c)|v|) (eq 11 at x = 0, eq 13); shape=[..., d]."""
     c = check_curvature(c)
-    xp, sc = namespace(v), math.sqrt(c)
     _count("origin", v)
-    n = _norm(v)
-    safe = _safe(n)
-    return xp.where(n > 0, xp.tanh(sc * safe) / (sc * safe), 1.0) * v
+    scaled = _scaled_norm(v, c)
+    return namespace(v).tanh(scaled) / scaled * v
+
+
+def _scaled_norm(v, c: float):
+    """sqrt(c)|v| + 1e-300, shape=[..., 1]: f(s) / s at it is f's limit at 0 for the maps
+    of the origin (tanh(s) / s, artanh(s) / s -> 1) and f(s) / s to the last bit for
+    |v| > 1e-280, with no branch."""
+    return namespace(v).sqrt(_sqnorm(v) * c) + 1e-300
 
 
 def log_map0(y, c):
     """log_0(y) = artanh(sqrt(c)|y|) y / (sqrt(c)|y|) (eq 18's log_o); shape=[..., d]."""
     c = check_curvature(c)
     check_in_ball(y, c, "y")
-    xp, sc = namespace(y), math.sqrt(c)
+    xp = namespace(y)
     _count("origin", y)
-    n = _norm(y)
-    safe = _safe(n)
-    return xp.where(n > 0, xp.arctanh(xp.clip(sc * safe, 0, 1 - 1e-16)) / (sc * safe), 1.0) * y
+    scaled = _scaled_norm(y, c)
+    return xp.arctanh(xp.clip(scaled, 0, 1 - 1e-16)) / scaled * y
 
 
 def parallel_transport(x, y, v, c):
