@@ -551,3 +551,18 @@ def test_benchmark_cuda_graphs_option_off_cuda(run_cli):
     code, out, _ = run_cli("benchmark", "gauge-attention", "--n", 6, "--k", 6, "--heads", 2, "--batch", 1,
                            "--no-direct", "--repeats", 1, "--cuda-graphs", "--json")
     assert code == 0 and json.loads(out)["cuda_graphs"]["graphed"] is False
+
+
+def test_profile_script_runs_on_the_cpu(tmp_path):
+    """tests/benchmarks/profile_gauge_kernel.py (run on CUDA by run_gpu_checks.sh
+    gauge-profile) works end to end on the CPU and says so in one line without CUDA."""
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).parent / "benchmarks" / "profile_gauge_kernel.py"
+    spec = importlib.util.spec_from_file_location("profile_gauge_kernel", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--device", "cpu", "--n", "8", "--out", str(tmp_path)]) == 0
+    report = json.loads((tmp_path / "gauge_profile_cpu.json").read_text())
+    assert [case["sigma"] for case in report] == ["full", "diagonal"]
+    assert all(case["top"] for case in report)

@@ -13,6 +13,8 @@
 #   bash tests/benchmarks/run_gpu_checks.sh hyperbolic-attention  # Gram-form RGT kernels on CUDA (issue 26)
 #   bash tests/benchmarks/run_gpu_checks.sh gauge        # GT KL attention on CUDA (issue 14), eager
 #                                                        # and from CUDA graphs (issue 26)
+#   bash tests/benchmarks/run_gpu_checks.sh gauge-profile  # where the GT kernel's CUDA time goes
+#                                                        # (torch.profiler, eager and graphed)
 #   bash tests/benchmarks/run_gpu_checks.sh gec          # GEC experiment, 1 seed x 2 epochs on CUDA (issue 16)
 #   bash tests/benchmarks/run_gpu_checks.sh tests-other  # `tests` without the files of `gauge` and
 #                                                        # `hyperbolic-attention` (after those two)
@@ -29,13 +31,13 @@
 # Results (JSON and logs) go to $OUT when set (the device tool's output folder), else to
 # tests/benchmarks/results/gpu.
 set -o pipefail
-part=${1:?usage: run_gpu_checks.sh tests|tests-other|reach-torch|reach-jax|throughput|gauge|hyperbolic|hyperbolic-attention|gec|all}
+part=${1:?usage: run_gpu_checks.sh tests|tests-other|reach-torch|reach-jax|throughput|gauge|gauge-profile|hyperbolic|hyperbolic-attention|gec|all}
 if [ "$part" = all ]; then
     # priority order, each part:seconds; a part that runs past its limit is stopped and the
-    # next one starts (the defaults sum to 570 s, under the device tool's 10-minute call)
+    # next one starts (the defaults sum to 560 s, under the device tool's 10-minute call)
     final=${OUT:-tests/benchmarks/results/gpu}
     scratch=$(mktemp -d)
-    for spec in ${GPU_PARTS:-gauge:110 hyperbolic-attention:80 tests-other:200 throughput:60 gec:60 reach-torch:60}; do
+    for spec in ${GPU_PARTS:-gauge:150 gauge-profile:40 hyperbolic-attention:90 tests-other:150 throughput:40 gec:40 reach-torch:50}; do
         each=${spec%%:*}; limit=${spec##*:}
         start=$SECONDS
         OUT="$scratch" timeout "$limit" bash "$0" "$each" > /dev/null 2>&1
@@ -76,6 +78,7 @@ case "$part" in
                  done
                  run -m gpu tests/benchmarks/test_gauge_attention_bench.py tests/test_gauge_attention.py || rc=1
                  exit $rc ;;
+    gauge-profile) python3 tests/benchmarks/profile_gauge_kernel.py --device cuda --n 128,1024 --out "$out" 2>&1 | tee "$out/$part.log" ;;
     gec)         python3 -m attngeom experiment gec --seeds 0 --epochs 2 --workers 1 --device cuda --out "$out/gec" 2>&1 | tee "$out/gec_cli.log"; run -m gpu tests/test_gec_experiment.py ;;
     *) echo "unknown part $part" >&2; exit 2 ;;
 esac

@@ -1,0 +1,103 @@
+"""Where the GT structured kernel's time goes, kernel by kernel (issue 26: on an H200 the
+graphed kernel is 0.69 ms at N = 128 against 0.097 ms for the graphed standard layer, and
+3.35x the eager layer at N = 1024 with full Sigma; which kernels are they?).
+
+    python3 tests/benchmarks/profile_gauge_kernel.py [--device cuda] [--n 128,1024] [--out DIR]
+
+For each N and Sigma (full, diagonal) it profiles, with ``torch.profiler``, five calls of the
+eager kernel and (on CUDA) five graphed calls after a warm-up, and writes
+``gauge_profile_<device>_<sigma>_n<N>.txt`` (the profiler's table, sorted by device time on
+CUDA, by CPU time otherwise) and one ``gauge_profile_<device>.json`` with, per case, the
+number of distinct device kernels and launches per call and the ten costliest operators.
+Not a test: a measurement to read.  ``run_gpu_checks.sh gauge-profile`` runs it on CUDA.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+CALLS = 5
+
+
+def _profile_case(tokens: int, diagonal: bool, device: str, graphed: bool) -> tuple[str, dict]:
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    from attngeom.geometry_proofs.gauge.attention_benchmark import BenchmarkConfig, sample_inputs
+    from attngeom.kernels.backend import get_backend
+    from attngeom.kernels.kl_attention import kl_attention_structured, skew
+
+    config = BenchmarkConfig(tokens=tokens, diagonal=diagonal, backend="torch", device=device)
+    be = get_backend("torch", device)
+    inputs = sample_inputs(config)
+    mu, sigma, coordinates = (be.asarray(inputs[k]) for k in ("mu", "Sigma", "frame_coordinates"))
+    frames = skew(coordinates, config.head_dim, be)
+
+    def call():
+        result = kl_attention_structured(mu, sigma, frames, config.kappa, be,
+                                         diagonal_sigma=diagonal, graphs=graphed)
+        be.synchronize(result.values)
+        return result
+
+    for _ in range(3):                       # warm-up (and the captures when graphed)
+        call()
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
+    with profile(activities=activities) as prof:
+        for _ in range(CALLS):
+            call()
+    events = prof.key_averages()
+    sort = "self_cuda_time_total" if device == "cuda" else "self_cpu_time_total"
+    table = events.table(sort_by=sort, row_limit=40)
+
+    def device_time(event) -> float:
+        return float(getattr(event, "self_device_time_total", getattr(event, "self_cuda_time_total", 0.0)))
+
+    kernels = [e for e in events if device == "cuda" and device_time(e) > 0 and not e.key.startswith("aten::")]
+    costliest = sorted(events, key=device_time if device == "cuda" else (lambda e: e.self_cpu_time_total),
+                       reverse=True)[:10]
+    summary = {
+        "tokens": tokens, "sigma": "diagonal" if diagonal else "full", "graphed": graphed,
+        "device_kernels_distinct": len(kernels),
+        "device_launches_per_call": sum(e.count for e in kernels) / CALLS,
+        "top": [{"name": e.key, "count_per_call": e.count / CALLS,
+                 "self_us_per_call": (device_time(e) if device == "cuda" else e.self_cpu_time_total) / CALLS}
+                for e in costliest],
+    }
+    return table, summary
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="cuda", choices=("cpu", "cuda"))
+    parser.add_argument("--n", default="128,1024", help="comma-separated sequence lengths")
+    parser.add_argument("--out", default=os.environ.get("OUT", "tests/benchmarks/results"))
+    args = parser.parse_args(argv)
+    import torch
+    if args.device == "cuda" and not torch.cuda.is_available():
+        print("profile_gauge_kernel: no CUDA device on this machine")
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    report = []
+    for tokens in (int(x) for x in args.n.split(",")):
+        for diagonal in (False, True):
+            for graphed in ((False, True) if args.device == "cuda" else (False,)):
+                table, summary = _profile_case(tokens, diagonal, args.device, graphed)
+                name = f"gauge_profile_{args.device}_{summary['sigma']}_n{tokens}{'_graphed' if graphed else ''}.txt"
+                (out / name).write_text(table)
+                report.append(summary)
+                print(f"N={tokens} {summary['sigma']:8s} graphed={graphed}: "
+                      f"{summary['device_launches_per_call']:.0f} device launches / call, "
+                      f"top: {summary['top'][0]['name']} {summary['top'][0]['self_us_per_call']:.0f} us")
+    (out / f"gauge_profile_{args.device}.json").write_text(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    raise SystemExit(main())
