@@ -754,17 +754,26 @@ def _structured(mu, Sigma, frames, rotation, kappa, be: Backend, diagonal_sigma:
 
 
 def _attention_weights(kl, kappa: float, causal: bool, be: Backend):
-    """beta_ij = softmax_j(-K_ij / kappa) (GT eqs 13, 58).  On NumPy without a mask in one
-    buffer, exp((min_j K_ij - K_ij) / kappa) normalized in place: four passes over the
-    N x N array instead of seven (the same numbers: the row minimum of K is the row
-    maximum of the logits)."""
-    if be.name != "numpy" or causal:
+    """beta_ij = softmax_j(-K_ij / kappa) (GT eqs 13, 58).  Without a mask, on NumPy and on
+    torch outside autograd, in one buffer: exp((min_j K_ij - K_ij) / kappa) normalized in
+    place, four passes over the N x N array instead of seven and one allocation instead of
+    four (the same numbers: the row minimum of K is the row maximum of the logits)."""
+    if causal or not (be.name == "numpy" or _untracked(kl, be)):
         return softmax_last(_causal_logits(kl, kappa, causal, be), be)
-    beta = np.subtract(kl.min(-1, keepdims=True), kl)
-    beta *= 1.0 / kappa
-    np.exp(beta, out=beta)
-    beta /= beta.sum(-1, keepdims=True)
-    return beta
+    if be.name == "numpy":
+        beta = np.subtract(kl.min(-1, keepdims=True), kl)
+        beta *= 1.0 / kappa
+        np.exp(beta, out=beta)
+        beta /= beta.sum(-1, keepdims=True)
+        return beta
+    beta = be.module.sub(kl.amin(-1, keepdim=True), kl)
+    beta.mul_(1.0 / kappa).exp_()
+    return beta.div_(beta.sum(-1, keepdim=True))
+
+
+def _untracked(x, be: Backend) -> bool:
+    """A torch tensor that autograd does not record (in-place passes are safe on it)."""
+    return be.name == "torch" and not (x.requires_grad and be.module.is_grad_enabled())
 
 
 _COMPILED: dict[tuple, Any] = {}
