@@ -160,6 +160,29 @@ def _median_seconds(run: Callable[[], object], repeats: int, synchronize: Callab
             "cpu_median_s": float(np.median(cpu_times))}
 
 
+def _interleaved_seconds(jobs: list, synchronize: Callable, progress) -> dict:
+    """:func:`_median_seconds` for several jobs at once, timed round-robin: one warm-up run
+    of each, then ``repeats`` rounds that run every job once (a job with fewer repeats drops
+    out after them).  Ratios between jobs then see the same machine state: timed one job
+    after another, a change in load or clock between the blocks moved the CPU-time ratios
+    by up to 30% on the shared 2-core machine (2026-11-26)."""
+    for _, job, _ in progress(jobs, label="warming up", length=len(jobs)):
+        synchronize(job())
+    times = {name: [] for name, _, _ in jobs}
+    cpu_times = {name: [] for name, _, _ in jobs}
+    for round_ in range(max(repeats for _, _, repeats in jobs)):
+        for name, job, repeats in jobs:
+            if round_ >= repeats:
+                continue
+            start, cpu_start = time.perf_counter(), time.process_time()
+            synchronize(job())
+            times[name].append(time.perf_counter() - start)
+            cpu_times[name].append(time.process_time() - cpu_start)
+    return {name: {"median_s": float(np.median(times[name])), "min_s": float(np.min(times[name])),
+                   "repeats": len(times[name]), "cpu_median_s": float(np.median(cpu_times[name]))}
+            for name, _, _ in jobs}
+
+
 def _factorizations_job(mu, sigma, frames, be) -> Callable[[], object]:
     """The per-(token, head) work of full Sigma that no arrangement of (b) avoids, as the
     kernel's batched calls do it: the Cholesky factors L of every Sigma, the triangular
@@ -254,11 +277,13 @@ def run_benchmark(config: BenchmarkConfig,
         jobs += _graphed_jobs(config, be, mu, sigma, frames, tokens, weights, layer)
     if config.direct:
         jobs.append(("direct", direct, config.direct_repeats))
-    timings = {}
     # every kernel in full float32 products (JAX's GPU default is reduced; the structured
-    # kernel asks for full float32, so the baselines do too)
+    # kernel asks for full float32, so the baselines do too); round-robin, the direct
+    # kernel (seconds a call) after the others
     with full_float32_matmuls(be):
-        for name, job, repeats in progress(jobs, label="timing kernels", length=len(jobs)):
+        fast = [job for job in jobs if job[0] != "direct"]
+        timings = _interleaved_seconds(fast, synchronize, progress)
+        for name, job, repeats in (job for job in jobs if job[0] == "direct"):
             timings[name] = _median_seconds(job, repeats, synchronize)
     structured_s = timings["structured"]["median_s"]
     floor_s = timings["frame_exp"]["median_s"] + timings["pairwise_product"]["median_s"]
