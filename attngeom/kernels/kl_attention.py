@@ -589,9 +589,8 @@ def _pair_products(x, be: Backend, axis: int = -1):
             np.multiply(x[rows(a, n)], x[rows(a, a + 1)], out=out[rows(start, start + n - a)])
             start += n - a
         return out
-    first, second = np.triu_indices(n)
-    index = (lambda i: be.asarray(i, dtype="int64"))
-    return be.module.take(x, index(first), axis=axis) * be.module.take(x, index(second), axis=axis)
+    first, second = (be.asarray(i, dtype="int64") for i in np.triu_indices(n))
+    return be.module.take(x, first, axis=axis) * be.module.take(x, second, axis=axis)
 
 
 def _upper_triangle(x, be: Backend):
@@ -602,14 +601,14 @@ def _upper_triangle(x, be: Backend):
     return _take_last(_flatten_matrices(x), _half_vectorization(x.shape[-1])[0], be)
 
 
-def _by_frame(x, head: str, be: Backend):
+def _by_frame(x, head: str):
     """[..., H, N, n] -> the rows that share a frame together: [..., N, H, n] when the
     heads share one frame per token (``head`` = ''), [..., H, N, 1, n] with a frame per
     head."""
     return x.swapaxes(-2, -3) if not head else x[..., None, :]
 
 
-def _from_frame(x, head: str, be: Backend):
+def _from_frame(x, head: str):
     """The inverse of :func:`_by_frame`: [..., N, H, k] or [..., H, N, 1, k] -> [..., H, N, k]."""
     return x.swapaxes(-2, -3) if not head else x[..., 0, :]
 
@@ -626,9 +625,10 @@ def rotated_statistics(mu, Sigma, frames, be: Backend, *, diagonal_sigma: bool =
       gives [P; (P nu)^T] = X X[:n]^T and mu^T Sigma^{-1} mu = |X_n|^2: two triangular
       products, one solve and two Gram products per token and head.
     * diagonal Sigma = diag(v): (R^T diag(s) R)_ab = sum_k s_k R_ka R_kb, so with the
-      products R_ka R_kb over a <= b formed once per frame (:func:`_outer_half`), M - nu nu^T
-      and P of every head sharing that frame are one product [2H, n] x [n, n(n+1)/2]
-      (s = v and 1/v), already half-vectorized.
+      products R_ka R_kb over a <= b formed once per frame (:func:`_pair_products` of R's
+      columns), M - nu nu^T and P of every head sharing that frame are one product
+      [2H, n] x [n, n(n+1)/2] (s = v and 1/v), already half-vectorized, and nu, P nu one
+      product [2H, n] x [n, n] (rows mu and mu / v).
 
     * ``rotation``  R_i,                                     shape=[..., H or 1, N, n, n]
     * ``nu``        nu_i,                                    shape=[..., H, N, n]
@@ -652,15 +652,15 @@ def rotated_statistics(mu, Sigma, frames, be: Backend, *, diagonal_sigma: bool =
         whitened = mu / Sigma                                           # Sigma^{-1} mu
         # the heads sharing a frame side by side: [..., N, 4g, n] against one R per token
         # (g = H, or g = 1 with a frame per head), rows (Sigma, 1/Sigma, mu, Sigma^{-1} mu)
-        grouped = [_by_frame(x, head, be) for x in (Sigma, 1.0 / Sigma, mu, whitened)]
+        grouped = [_by_frame(x, head) for x in (Sigma, 1.0 / Sigma, mu, whitened)]
         stacked = be.module.stack(grouped, -3)                          # [..., 4, g, n]
         group = stacked.shape[-2]
         stacked = stacked.reshape(tuple(stacked.shape[:-3]) + (4 * group, n))
         columns = _pair_products(_transposed(rotation, be), be, axis=-2)   # [..., T, n]
         congruent = stacked[..., :2 * group, :] @ _swap(columns)         # [..., 2g, T]
         vectors = stacked[..., 2 * group:, :] @ rotation                  # [..., 2g, n]
-        nu, precision_nu = (_from_frame(vectors[..., k * group:(k + 1) * group, :], head, be) for k in (0, 1))
-        covariance, precision = (_from_frame(congruent[..., k * group:(k + 1) * group, :], head, be) for k in (0, 1))
+        nu, precision_nu = (_from_frame(vectors[..., k * group:(k + 1) * group, :], head) for k in (0, 1))
+        covariance, precision = (_from_frame(congruent[..., k * group:(k + 1) * group, :], head) for k in (0, 1))
         second = (covariance + _pair_products(nu, be)) * _constant(weights, nu, be)
         offset = be.sum(whitened * mu, -1) + logdet
     else:
