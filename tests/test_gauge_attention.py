@@ -139,16 +139,25 @@ def test_numpy_triangular_solve_in_place_matches_lu(dtype):
 
 def test_pair_products_on_both_axes_equal_gathers():
     """_pair_products over the last axis and over axis -2 (numpy slices, torch slices, jax
-    gathers) equal x_a x_b over a <= b."""
+    gathers) equal x_a x_b over a <= b in the order of _pairs, and _upper_triangle takes the
+    entries of _triangle_pairs (_half_vectorization's): each order has every pair once, the
+    diagonal first (what _half_weighted halves)."""
     rng = np.random.default_rng(4)
     x = rng.normal(size=(3, 6, 5))
-    rows, cols = np.triu_indices(5)
+    rows, cols = kla._pairs(5)
+    triangle_rows, triangle_cols = kla._triangle_pairs(5)
+    for a, b in ((rows, cols), (triangle_rows, triangle_cols)):
+        assert sorted(zip(a, b)) == sorted(zip(*np.triu_indices(5))) and np.all(a[:5] == b[:5])
+    assert np.array_equal(kla._half_vectorization(5)[0], triangle_rows * 5 + triangle_cols)
+    matrices = rng.normal(size=(2, 5, 5))
     for backend in BACKENDS:
         be = get_backend(backend)
         last = be.to_numpy(kla._pair_products(be.asarray(x), be))
         middle = be.to_numpy(kla._pair_products(be.asarray(np.swapaxes(x, -1, -2)), be, axis=-2))
         assert np.max(np.abs(last - x[..., rows] * x[..., cols])) < 1e-15
         assert np.max(np.abs(np.swapaxes(middle, -1, -2) - x[..., rows] * x[..., cols])) < 1e-15
+        assert np.array_equal(be.to_numpy(kla._upper_triangle(be.asarray(matrices), be)),
+                              matrices[:, triangle_rows, triangle_cols])
 
 
 # jax compiles per shape: per-head frames are covered on numpy and torch
