@@ -689,9 +689,9 @@ def rotated_statistics(mu, Sigma, frames, be: Backend, *, diagonal_sigma: bool =
     * ``precision_nu`` P_i nu_i = R_i^T Sigma_i^{-1} mu_i,   shape=[..., H, N, n]
     * ``offset``    nu_i^T P_i nu_i + logdet Sigma_i,         shape=[..., H, N]
     * ``logdet``    logdet Sigma_i,                           shape=[..., H, N]
-    * ``operands``  (diagonal Sigma on NumPy) the result of :func:`pairwise_operands`
-      with offsets, built in place; ``second``, ``precision``, ``precision_nu`` are views
-      of it
+    * ``operands``  (diagonal Sigma on NumPy and torch's CPU) the result of :func:`pairwise_operands`
+      with offsets, built in place; ``second`` is a view of its query rows (on NumPy
+      ``precision`` and ``precision_nu`` are views of its key rows too)
 
     so that second_i . precision_j = <M_i, P_j>_F / 2 (w: :func:`_half_vectorization`).
     ``rotation``: exp of the frames (as :func:`_frame_spec` arranges them) when the caller
@@ -754,7 +754,8 @@ def _diagonal_statistics(mu, Sigma, rotation, head: str, be: Backend) -> dict:
     On NumPy both products write into one table [..., 2g, n(n+1)/2 + n + 2] laid out as the
     operands of :func:`pairwise_operands` (the first g rows the queries, the others the
     keys), finished in place (``operands``): no concatenation and two passes fewer over the
-    N x n(n+1)/2 arrays (elsewhere the same numbers by concatenation).
+    N x n(n+1)/2 arrays.  On torch's CPU outside autograd the query rows are written in
+    place and the keys concatenated; elsewhere both are concatenated (the same numbers).
     """
     n = mu.shape[-1]
     size = n * (n + 1) // 2
@@ -779,18 +780,28 @@ def _diagonal_statistics(mu, Sigma, rotation, head: str, be: Backend) -> dict:
     covariance, precision = (_from_frame(congruent[..., k * group:(k + 1) * group, :], head) for k in (0, 1))
     stats = {"rotation": rotation, "precision": precision, "precision_nu": precision_nu,
              "offset": offset, "logdet": logdet, "head": head}
-    if not in_place:
+    key = None
+    if in_place:
+        nu = nu.copy()                     # the table's columns become -nu below
+        query, key = (_from_frame(table[..., k * group:(k + 1) * group, :], head) for k in (0, 1))
+        covariance += _row_pair_products(nu, be)            # a view of the query rows
+    elif be.name == "torch" and _untracked(covariance, be) and covariance.device.type == "cpu":
+        # the query rows written where they go, the keys concatenated (one pass fewer than
+        # concatenating both; on CUDA the concatenations launch fewer kernels)
+        query = _empty(tuple(covariance.shape[:-1]) + (size + n + 2,), covariance, be)
+        be.module.add(covariance, _row_pair_products(nu, be), out=query[..., :size])
+    else:
         return dict(stats, nu=nu, second=_half_weighted(covariance + _row_pair_products(nu, be), be))
-    nu = nu.copy()                         # the table's columns become -nu below
-    covariance += _row_pair_products(nu, be)
-    _half_weighted(covariance, be)
-    query, key = (_from_frame(table[..., k * group:(k + 1) * group, :], head) for k in (0, 1))
+    second = _half_weighted(query[..., :size], be)
     query[..., size:size + n] = -nu
     query[..., size + n] = 0.5
     query[..., size + n + 1] = -0.5 * (logdet + n)
-    key[..., size + n] = offset
-    key[..., size + n + 1] = 1.0
-    return dict(stats, nu=nu, second=covariance, operands=(query, key))
+    if key is None:
+        key = be.concat([precision, precision_nu, offset[..., None], 1.0 + 0.0 * offset[..., None]], -1)
+    else:
+        key[..., size + n] = offset
+        key[..., size + n + 1] = 1.0
+    return dict(stats, nu=nu, second=second, operands=(query, key))
 
 
 def pairwise_operands(stats: dict, be: Backend, *, offsets: bool = False):
@@ -884,7 +895,8 @@ def _attention_weights(kl, kappa: float, causal: bool, be: Backend):
     """beta_ij = softmax_j(-K_ij / kappa) (GT eqs 13, 58).  Without a mask, on NumPy and on
     torch outside autograd, in one buffer: exp((min_j K_ij - K_ij) / kappa) normalized in
     place, four passes over the N x N array instead of seven and one allocation instead of
-    four (the same numbers: the row minimum of K is the row maximum of the logits)."""
+    four (the same numbers: the row minimum of K is the row maximum of the logits; on torch
+    weights below e times the smallest normal number are raised to it, see below)."""
     if causal or not (be.name == "numpy" or _untracked(kl, be)):
         return softmax_last(_causal_logits(kl, kappa, causal, be), be)
     if be.name == "numpy":
@@ -894,7 +906,12 @@ def _attention_weights(kl, kappa: float, causal: bool, be: Backend):
         beta /= beta.sum(-1, keepdims=True)
         return beta
     beta = be.module.sub(kl.amin(-1, keepdim=True), kl)
-    beta.mul_(1.0 / kappa).exp_()
+    # exponents below 1 + log(smallest normal) raised to it: torch's exp takes a slow path
+    # for results that underflow or come near it (float32 at GT's size, where 98% of the
+    # exponents do: 3.6 against 0.3 ms; at exactly log(tiny) still 10 ms), so such a weight
+    # becomes e times the smallest normal number (3.2e-38 in float32, 6e-308 in float64)
+    # instead of a subnormal or 0: a change far below the dtype's precision
+    beta.mul_(1.0 / kappa).clamp_(min=1.0 + float(np.log(be.module.finfo(beta.dtype).tiny))).exp_()
     return beta.div_(beta.sum(-1, keepdim=True))
 
 

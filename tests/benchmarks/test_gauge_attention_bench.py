@@ -80,13 +80,16 @@ def test_cpu_backends(backend):
 
 #: issue 26's target for (b) against its floor (frame exponentials + the pairwise product)
 #: on numpy and torch CPU, and the bounds this benchmark holds the kernel to (CPU time, one
-#: thread, round-robin timing).  The target is not met (docs/gauge-attention.md, second
-#: pass: 2.3-2.6x diagonal, 4.0-5.0x full Sigma in float64, up to 7x in float32, where the
-#: products speed up and the per-matrix factorizations do not); the bounds catch
-#: regressions, about 20% above the largest ratio measured.
+#: thread, round-robin timing, freed memory kept).  The target is not met (docs/gauge-
+#: attention.md, third pass: diagonal 2.0-2.55x, full Sigma 3.7-4.5x in float64, up to 5.7x
+#: in float32, where the products speed up and the per-matrix factorizations do not); the
+#: bounds catch regressions, about 20% above the largest ratio measured before this pass.
 FLOOR_TARGET = 2.0
 FLOOR_BOUND = {("diagonal", "float64"): 3.0, ("full", "float64"): 6.0,
                ("diagonal", "float32"): 5.0, ("full", "float32"): 8.5}
+#: (b) / (floor + per-token work + softmax), the same ratio to the bound no version on these
+#: calls goes below: a regression bound, about 20% above the largest measured.
+UNAVOIDABLE_BOUND = {"float64": 1.75, "float32": 2.5}
 
 
 @pytest.mark.parametrize("backend", ["numpy", "torch"])
@@ -101,13 +104,16 @@ def test_structured_against_its_floor(backend, sigma):
         ratio = report["ratios"]["structured_over_floor_cpu_time"]
         print(f"{backend} {sigma} {dtype}: (b)/floor {ratio:.2f} (issue 26 target {FLOOR_TARGET})")
         assert ratio <= FLOOR_BOUND[sigma, dtype]
-        if sigma == "full":
-            # full Sigma: the per-(token, head) Cholesky, solve and Gram products timed alone
-            # put a bound floor + factorizations under any (b) built on these batched calls;
-            # the kernel stays within 2.5x of it (a regression bound: 1.3-2.2x measured)
-            bound = report["ratios"]["floor_and_factorizations_over_floor_cpu_time"]
-            print(f"    (floor + factorizations)/floor {bound:.2f}; (b) / that {ratio / bound:.2f}")
-            assert ratio <= 2.5 * bound
+        # the per-token work timed alone (full Sigma: the Cholesky, solve and Gram products;
+        # diagonal: the pair products and their product) and the softmax put a bound under
+        # any (b) built on these batched calls; the kernel stays within UNAVOIDABLE_BOUND of
+        # it (a regression bound)
+        per_token = "factorizations" if sigma == "full" else "congruence"
+        part = report["ratios"][f"floor_and_{per_token}_over_floor_cpu_time"]
+        bound = report["ratios"]["unavoidable_over_floor_cpu_time"]
+        print(f"    (floor + {per_token})/floor {part:.2f}; (floor + {per_token} + softmax)/floor "
+              f"{bound:.2f}; (b) / that {ratio / bound:.2f}")
+        assert ratio <= UNAVOIDABLE_BOUND[dtype] * bound
         if dtype == "float32":
             assert report["error_against_float64"]["kl_relative"] <= 1e-5
 
