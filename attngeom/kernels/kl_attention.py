@@ -895,8 +895,8 @@ def _attention_weights(kl, kappa: float, causal: bool, be: Backend):
     """beta_ij = softmax_j(-K_ij / kappa) (GT eqs 13, 58).  Without a mask, on NumPy and on
     torch outside autograd, in one buffer: exp((min_j K_ij - K_ij) / kappa) normalized in
     place, four passes over the N x N array instead of seven and one allocation instead of
-    four (the same numbers: the row minimum of K is the row maximum of the logits; on torch
-    weights below e times the smallest normal number are raised to it, see below)."""
+    four (the same numbers: the row minimum of K is the row maximum of the logits; on torch's
+    CPU weights below e times the smallest normal number are raised to it, see below)."""
     if causal or not (be.name == "numpy" or _untracked(kl, be)):
         return softmax_last(_causal_logits(kl, kappa, causal, be), be)
     if be.name == "numpy":
@@ -906,12 +906,16 @@ def _attention_weights(kl, kappa: float, causal: bool, be: Backend):
         beta /= beta.sum(-1, keepdims=True)
         return beta
     beta = be.module.sub(kl.amin(-1, keepdim=True), kl)
-    # exponents below 1 + log(smallest normal) raised to it: torch's exp takes a slow path
-    # for results that underflow or come near it (float32 at GT's size, where 98% of the
-    # exponents do: 3.6 against 0.3 ms; at exactly log(tiny) still 10 ms), so such a weight
-    # becomes e times the smallest normal number (3.2e-38 in float32, 6e-308 in float64)
-    # instead of a subnormal or 0: a change far below the dtype's precision
-    beta.mul_(1.0 / kappa).clamp_(min=1.0 + float(np.log(be.module.finfo(beta.dtype).tiny))).exp_()
+    beta.mul_(1.0 / kappa)
+    if beta.device.type == "cpu":
+        # exponents below 1 + log(smallest normal) raised to it: torch's CPU exp takes a slow
+        # path for results that underflow or come near it (float32 at GT's size, where 98%
+        # of the exponents do: 3.6 against 0.3 ms; at exactly log(tiny) still 10 ms), so
+        # such a weight becomes e times the smallest normal number (3.2e-38 in float32,
+        # 6e-308 in float64) instead of a subnormal or 0: far below the dtype's precision.
+        # Not on CUDA, whose exp has no such path (the pass would cost ~1 ms at N = 4096)
+        beta.clamp_(min=1.0 + float(np.log(be.module.finfo(beta.dtype).tiny)))
+    beta.exp_()
     return beta.div_(beta.sum(-1, keepdim=True))
 
 
