@@ -710,7 +710,7 @@ def rotated_statistics(mu, Sigma, frames, be: Backend, *, diagonal_sigma: bool =
     nu = factor[..., n]
     half = solve_lower_right(lower, be.concat([turned, mu[..., None, :]], -2), be)
     projected = _gram_rows(half, n, be)                                 # [P; (P nu)^T]
-    second = _half_weighted(_upper_triangle(_gram_rows(factor, n, be), be), be)
+    second = _half_weighted(_upper_triangle(_gram_rows(factor, n, be), be), n, be)
     return {"rotation": rotation, "nu": nu, "second": second,
             "precision": _upper_triangle(projected[..., :n, :], be),
             "precision_nu": projected[..., n, :],
@@ -718,24 +718,15 @@ def rotated_statistics(mu, Sigma, frames, be: Backend, *, diagonal_sigma: bool =
             "logdet": logdet, "head": head}
 
 
-def _half_weighted(x, be: Backend):
+def _half_weighted(x, n: int, be: Backend):
     """x * w / 2 (:func:`_half_vectorization`'s weights, halved), x half-vectorized,
     shape=[..., n(n+1)/2]: the first n entries (the diagonal) halved, the others kept.  On the
     query side it makes query . key = K_ij, the 1/2 of 2 K_ij folded in.  In place on NumPy
     and on torch outside autograd (one pass over n columns instead of all n(n+1)/2)."""
-    n = _pairs_size(x.shape[-1])
     if be.name == "numpy" or _untracked(x, be):
         x[..., :n] *= 0.5
         return x
     return x * _constant(0.5 * _half_vectorization(n)[1], x, be)
-
-
-def _pairs_size(size: int) -> int:
-    """n from n(n+1)/2."""
-    n = int(round((np.sqrt(8 * size + 1) - 1) / 2))
-    if n * (n + 1) // 2 != size:
-        raise ValueError(f"{size} is not n(n+1)/2")
-    return n
 
 
 def _grouped(rows, head: str, be: Backend):
@@ -766,9 +757,8 @@ def _diagonal_statistics(mu, Sigma, rotation, head: str, be: Backend) -> dict:
     scales, vector_rows = _grouped((Sigma, inverse), head, be), _grouped((mu, whitened), head, be)
     columns = _swap(_pair_products(_transposed(rotation, be), be, axis=-2))   # [..., n, T]
     group = scales.shape[-2] // 2
-    # NumPy: into one table whose views are the operands; torch reads such strided operands
-    # slowly (the pairwise product 7.4 against 4.2 ms at GT's size) and writes into views
-    # no faster than it concatenates, so it and JAX concatenate
+    # NumPy: into one table whose views are the operands.  Not torch: it reads such strided
+    # operands slowly (the pairwise product 7.4 against 4.2 ms at GT's size)
     in_place = be.name == "numpy"
     if in_place:
         table = np.empty(tuple(scales.shape[:-1]) + (size + n + 2,), dtype=scales.dtype)
@@ -791,8 +781,8 @@ def _diagonal_statistics(mu, Sigma, rotation, head: str, be: Backend) -> dict:
         query = _empty(tuple(covariance.shape[:-1]) + (size + n + 2,), covariance, be)
         be.module.add(covariance, _row_pair_products(nu, be), out=query[..., :size])
     else:
-        return dict(stats, nu=nu, second=_half_weighted(covariance + _row_pair_products(nu, be), be))
-    second = _half_weighted(query[..., :size], be)
+        return dict(stats, nu=nu, second=_half_weighted(covariance + _row_pair_products(nu, be), n, be))
+    second = _half_weighted(query[..., :size], n, be)
     query[..., size:size + n] = -nu
     query[..., size + n] = 0.5
     query[..., size + n + 1] = -0.5 * (logdet + n)
@@ -913,7 +903,8 @@ def _attention_weights(kl, kappa: float, causal: bool, be: Backend):
         # of the exponents do: 3.6 against 0.3 ms; at exactly log(tiny) still 10 ms), so
         # such a weight becomes e times the smallest normal number (3.2e-38 in float32,
         # 6e-308 in float64) instead of a subnormal or 0: far below the dtype's precision.
-        # Not on CUDA, whose exp has no such path (the pass would cost ~1 ms at N = 4096)
+        # Not on CUDA: no slow path is known there, and the clamp is one more pass over
+        # the B H N^2 weights
         beta.clamp_(min=1.0 + float(np.log(be.module.finfo(beta.dtype).tiny)))
     beta.exp_()
     return beta.div_(beta.sum(-1, keepdim=True))
