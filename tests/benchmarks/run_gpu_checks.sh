@@ -11,8 +11,11 @@
 #   bash tests/benchmarks/run_gpu_checks.sh throughput   # the backend table incl. *-cuda
 #   bash tests/benchmarks/run_gpu_checks.sh hyperbolic   # RGT Prop 9.3 cost table on CUDA
 #   bash tests/benchmarks/run_gpu_checks.sh hyperbolic-attention  # Gram-form RGT kernels on CUDA (issue 26)
-#   bash tests/benchmarks/run_gpu_checks.sh gauge        # GT KL attention on CUDA (issue 14), eager
-#                                                        # and from CUDA graphs (issue 26)
+#   bash tests/benchmarks/run_gpu_checks.sh gauge        # GT KL attention on CUDA (issue 14): the CLI
+#                                                        # (eager and graphed) and the torch sweep
+#   bash tests/benchmarks/run_gpu_checks.sh gauge-graphs # the sweep from CUDA graphs (issue 26) and
+#                                                        # the kernel's gpu tests
+#   bash tests/benchmarks/run_gpu_checks.sh gauge-jax    # the jax-cuda sweep (slowest: compiles per N)
 #   bash tests/benchmarks/run_gpu_checks.sh gauge-profile  # where the GT kernel's CUDA time goes
 #                                                        # (torch.profiler, eager and graphed)
 #   bash tests/benchmarks/run_gpu_checks.sh gec          # GEC experiment, 1 seed x 2 epochs on CUDA (issue 16)
@@ -31,13 +34,14 @@
 # Results (JSON and logs) go to $OUT when set (the device tool's output folder), else to
 # tests/benchmarks/results/gpu.
 set -o pipefail
-part=${1:?usage: run_gpu_checks.sh tests|tests-other|reach-torch|reach-jax|throughput|gauge|gauge-profile|hyperbolic|hyperbolic-attention|gec|all}
+part=${1:?usage: run_gpu_checks.sh tests|tests-other|reach-torch|reach-jax|throughput|gauge|gauge-graphs|gauge-jax|gauge-profile|hyperbolic|hyperbolic-attention|gec|all}
 if [ "$part" = all ]; then
     # priority order, each part:seconds; a part that runs past its limit is stopped and the
-    # next one starts (the defaults sum to 560 s, under the device tool's 10-minute call)
+    # next one starts (the defaults sum to 570 s, under the device tool's 10-minute call;
+    # reach-torch and reach-jax, a minute per point, are left to their own calls)
     final=${OUT:-tests/benchmarks/results/gpu}
     scratch=$(mktemp -d)
-    for spec in ${GPU_PARTS:-gauge:150 gauge-profile:40 hyperbolic-attention:90 tests-other:150 throughput:40 gec:40 reach-torch:50}; do
+    for spec in ${GPU_PARTS:-gauge:70 gauge-graphs:80 gauge-profile:40 hyperbolic-attention:90 tests-other:130 gauge-jax:90 throughput:35 gec:35}; do
         each=${spec%%:*}; limit=${spec##*:}
         start=$SECONDS
         OUT="$scratch" timeout "$limit" bash "$0" "$each" > /dev/null 2>&1
@@ -68,17 +72,19 @@ case "$part" in
     hyperbolic)  run -m "benchmark and gpu" tests/benchmarks/test_hyperbolic_cost_bench.py ;;
     hyperbolic-attention) python3 -m attngeom benchmark hyperbolic-attention --backend torch --device cuda --n 128,256,512,1024,2048,4096 --cuda-graphs --json > "$out/hyperbolic_attention_cli.json" 2> "$out/hyperbolic_attention_cli.err"; run -m "benchmark and gpu" tests/benchmarks/test_hyperbolic_attention_bench.py ;;
     gauge)       # the CLI first (eager and from CUDA graphs, issue 26; one N per call), then the
-                 # gpu tests (the N = 128 ... 4096 sweeps, eager and graphed, torch and jax);
-                 # the part fails if a call or pytest fails
+                 # torch sweep N = 128 ... 4096 (test_cuda[torch]); the part fails if a call or
+                 # pytest fails
                  rc=0
                  for n in 128 4096; do
                      python3 -m attngeom benchmark gauge-attention --backend torch --device cuda --n "$n" --no-direct \
                          --repeats 7 --cuda-graphs --json > "$out/gauge_attention_cli_graphs_n$n.json" \
                          2>> "$out/gauge_attention_cli.err" || rc=1
                  done
-                 run -m gpu tests/benchmarks/test_gauge_attention_bench.py tests/test_gauge_attention.py || rc=1
+                 run -m gpu "tests/benchmarks/test_gauge_attention_bench.py::test_cuda[torch]" || rc=1
                  exit $rc ;;
-    gauge-profile) python3 tests/benchmarks/profile_gauge_kernel.py --device cuda --n 128,1024 --out "$out" 2>&1 | tee "$out/$part.log" ;;
+    gauge-graphs) run -m gpu tests/benchmarks/test_gauge_attention_bench.py::test_cuda_graphs tests/test_gauge_attention.py ;;
+    gauge-jax)   run -m gpu "tests/benchmarks/test_gauge_attention_bench.py::test_cuda[jax]" ;;
+    gauge-profile) PYTHONPATH=.${PYTHONPATH:+:$PYTHONPATH} python3 tests/benchmarks/profile_gauge_kernel.py --device cuda --n 128,1024 --out "$out" 2>&1 | tee "$out/$part.log" ;;
     gec)         python3 -m attngeom experiment gec --seeds 0 --epochs 2 --workers 1 --device cuda --out "$out/gec" 2>&1 | tee "$out/gec_cli.log"; run -m gpu tests/test_gec_experiment.py ;;
     *) echo "unknown part $part" >&2; exit 2 ;;
 esac
