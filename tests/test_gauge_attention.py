@@ -211,6 +211,72 @@ def test_structured_kernel_is_differentiable(backend, diagonal):
         assert abs(fd - auto) <= 1e-6 * max(1.0, abs(auto))
 
 
+def _underflowing_inputs(dtype, tokens=12):
+    """Benchmark inputs (sample_inputs, n = 6) at a temperature where most float32 exponents
+    of the softmax fall below log(smallest normal), as at GT's size."""
+    inputs = sample_inputs(BenchmarkConfig(tokens=tokens, dim=12, heads=2, batch=1, diagonal=True))
+    torch_be = get_backend("torch", "cpu")
+    mu, variances, coordinates = (torch_be.asarray(inputs[name], dtype=dtype)
+                                  for name in ("mu", "Sigma", "frame_coordinates"))
+    return torch_be, mu, variances, kla.skew(coordinates, 6, torch_be), 0.3
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_torch_cpu_softmax_is_fused_exact_and_masks_exactly(dtype):
+    """softmax_last on torch's CPU (the causal mask and autograd) is torch.softmax: one
+    fused op (SoftmaxBackward0; the unfused exp took a slow path near underflow, timings in
+    docs/gauge-attention.md), masked weights exactly 0, rows summing to 1, no clamp (the
+    same weights as NumPy's kernel, subnormals and zeros included, where they underflow)."""
+    import torch
+    be, mu, variances, frames, kappa = _underflowing_inputs(dtype)
+    kl = kl_attention_structured(mu, variances, frames, kappa, be, diagonal_sigma=True).kl
+    logits = -kl / kappa
+    shifted = logits - logits.amax(-1, keepdim=True)
+    if dtype == "float32":
+        assert float((shifted < math.log(torch.finfo(torch.float32).tiny)).double().mean()) > 0.5
+    tracked = [t.clone().requires_grad_(True) for t in (mu, variances)]
+    for causal in (False, True):
+        out = kl_attention_structured(tracked[0], tracked[1], frames, kappa, be, diagonal_sigma=True,
+                                      causal=causal)
+        assert out.beta.grad_fn.name() == "SoftmaxBackward0"
+        beta = out.beta.detach()
+        if causal:       # outside autograd the mask takes the same path
+            untracked = kl_attention_structured(mu, variances, frames, kappa, be, diagonal_sigma=True, causal=True)
+            assert torch.equal(untracked.beta, beta)
+        eps = float(torch.finfo(beta.dtype).eps)
+        assert float((beta.sum(-1).double() - 1).abs().max()) <= 4 * eps
+        future = torch.triu(torch.ones_like(beta, dtype=torch.bool), diagonal=1)
+        if causal:
+            assert bool((beta[future] == 0).all())
+        assert bool((beta[future] > 0).any()) != causal and float(beta[~future].min()) < 1e-30
+        reference = kla.softmax_last(-be.to_numpy(kl).astype(np.float64) / kappa
+                                     + (np.triu(np.full(kl.shape[-2:], -np.inf), 1) if causal else 0.0),
+                                     get_backend("numpy"))
+        assert np.max(np.abs(be.to_numpy(beta) - reference)) <= 4 * eps
+
+
+def test_torch_cpu_softmax_gradient_matches_central_differences():
+    """The causal and autograd path (torch.softmax on the CPU): gradients of the kernel
+    against central differences, float64, with and without the mask, at a temperature where
+    some weights are far below the largest (no clamp: the exact gradient)."""
+    import torch
+    be, mu, variances, frames, _ = _underflowing_inputs("float64", tokens=6)
+    kappa = 0.5
+    for causal in (False, True):
+        def loss(m):
+            out = kl_attention_structured(m, variances, frames, kappa, be, diagonal_sigma=True, causal=causal)
+            return (out.values ** 2).sum() + (out.beta * out.kl).sum()
+        m = mu.clone().requires_grad_(True)
+        (auto,) = torch.autograd.grad(loss(m), m)
+        eps = 1e-6
+        for where in [(0, 0, 1, 0), (0, 1, 3, 4), (0, 0, 5, 2)]:
+            plus, minus = mu.clone(), mu.clone()
+            plus[where] += eps
+            minus[where] -= eps
+            fd = float(loss(plus) - loss(minus)) / (2 * eps)
+            assert abs(fd - float(auto[where])) <= 1e-6 * max(1.0, abs(float(auto[where])))
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("backend", ["torch", "jax"])
 def test_kernel_on_cuda(backend):

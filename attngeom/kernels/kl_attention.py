@@ -265,8 +265,22 @@ def diagonal(a, be: Backend):
 
 
 def softmax_last(x, be: Backend):
-    """softmax over the last axis, stabilized by the row maximum (-inf entries give 0)."""
+    """softmax over the last axis, stabilized by the row maximum (-inf entries give 0).
+
+    On torch's CPU ``torch.softmax``: the same function, exact (no clamp, -inf gives exactly
+    0, autograd's own exact backward), one fused kernel.  ``exp(x - max)`` by ``torch.exp``
+    takes a slow path where results underflow or come near it (below log(smallest normal):
+    98% of GT's float32 exponents; in float64 below -708), and the backward multiplies by the
+    subnormal weights: at GT's size, float32, diagonal Sigma, this softmax took 3.8 ms
+    forward, 5.5 forward + backward and 2.8 with the causal mask, against 0.7, 1.1 and 0.8
+    fused (CPU time, docs/gauge-attention.md, third pass).  Near underflow the fused kernel
+    slows about 2x (0.33 to 0.72 ms on [1920, 128] float32), torch.exp 20-30x (0.5 to 11-17
+    ms).  The mask-free kernel outside autograd
+    clamps in place instead (:func:`_attention_weights`).  CUDA, NumPy and JAX keep the
+    formula below."""
     if be.name == "torch":
+        if x.device.type == "cpu":
+            return be.module.softmax(x, dim=-1)
         peak = x.amax(dim=-1, keepdim=True)
     else:
         peak = be.module.max(x, axis=-1, keepdims=True)
@@ -775,9 +789,11 @@ def _diagonal_statistics(mu, Sigma, rotation, head: str, be: Backend) -> dict:
         nu = nu.copy()                     # the table's columns become -nu below
         query, key = (_from_frame(table[..., k * group:(k + 1) * group, :], head) for k in (0, 1))
         covariance += _row_pair_products(nu, be)            # a view of the query rows
-    elif be.name == "torch" and _untracked(covariance, be) and covariance.device.type == "cpu":
+    elif (be.name == "torch" and _untracked(covariance, be) and _untracked(nu, be)
+          and covariance.device.type == "cpu"):
         # the query rows written where they go, the keys concatenated (one pass fewer than
-        # concatenating both; on CUDA the concatenations launch fewer kernels)
+        # concatenating both; on CUDA the concatenations launch fewer kernels).  nu too must
+        # be untracked: with only mu requiring grad, add(out=) refused to run
         query = _empty(tuple(covariance.shape[:-1]) + (size + n + 2,), covariance, be)
         be.module.add(covariance, _row_pair_products(nu, be), out=query[..., :size])
     else:
@@ -888,6 +904,7 @@ def _attention_weights(kl, kappa: float, causal: bool, be: Backend):
     four (the same numbers: the row minimum of K is the row maximum of the logits; on torch's
     CPU weights below e times the smallest normal number are raised to it, see below)."""
     if causal or not (be.name == "numpy" or _untracked(kl, be)):
+        # the mask and autograd: softmax_last (torch.softmax on torch's CPU, exact)
         return softmax_last(_causal_logits(kl, kappa, causal, be), be)
     if be.name == "numpy":
         beta = np.subtract(kl.min(-1, keepdims=True), kl)
