@@ -168,13 +168,15 @@ def _row_extreme(x, largest: bool):
 # The pairwise quantity of the ball as one matrix product
 # --------------------------------------------------------------------------------------
 
-def _ball_left(x, c, check: str | None = None):
+def _ball_left(x, c, check: str | None = None, sq=None):
     """(L, |x_i|^2, a_i): the row factor L = [-4 a_i x_i, 2 a_i |x_i|^2, 2 a_i] of
     :func:`_ball_right`, a_i = c / (1 - c|x_i|^2) = 1 / (1/c - |x_i|^2) (= c lambda_{x_i} / 2);
     shape=[..., n, d + 2] and [..., n, 1] twice.  ``check``: the name under which points
-    outside the ball are refused (:func:`_checked_sqnorm`)."""
-    sq = _checked_sqnorm(x, c, check)
-    a = 1.0 / (1.0 / c - sq)
+    outside the ball are refused (:func:`_checked_sqnorm`); ``sq``: |x_i|^2 when the caller
+    has it (then no check)."""
+    if sq is None:
+        sq = _checked_sqnorm(x, c, check)
+    a = _recip(1.0 / c - sq)
     two_a = a + a
     return _cat([(-2.0 * two_a) * x, two_a * sq, two_a], -1), sq, a
 
@@ -182,21 +184,20 @@ def _ball_left(x, c, check: str | None = None):
 def _checked_sqnorm(x, c, check: str | None):
     """|x_i|^2 (shape=[..., n, 1]), the points checked to lie in the ball under the name
     ``check`` unless None (:func:`.poincare.check_in_ball`, the hook that
-    :mod:`.graphs` defers inside a CUDA-graph capture)."""
-    if check is not None:
-        poincare.check_in_ball(x, c, check)
-    return _row(x)
+    :mod:`.graphs` defers inside a CUDA-graph capture; one reduction for both)."""
+    return _row(x) if check is None else poincare.checked_sqnorm(x, c, check)
 
 
-def _ball_right(y, c, check: str | None = None):
+def _ball_right(y, c, check: str | None = None, sq=None):
     """[beta_j y_j, beta_j, beta_j |y_j|^2, 1] with beta_j = 1 / (1 - c|y_j|^2), shape=
     [..., m, d + 3]: with :func:`_ball_left` and the last column left out, (L R^T)_ij =
     2 t_ij, where t_ij = c|x_i - y_j|^2 / ((1 - c|x_i|^2)(1 - c|y_j|^2)) =
     sinh^2(sqrt(c) d_c(x_i, y_j) / 2) (RGT eq 10: cosh(sqrt(c) d) = 1 + 2t), one matrix
     product for all pairs (its cancellation for close pairs is the Gram matrix's);
-    ``check`` as in :func:`_ball_left`."""
-    sq = _checked_sqnorm(y, c, check)
-    beta = 1.0 / (1.0 - c * sq)
+    ``check`` and ``sq`` as in :func:`_ball_left`."""
+    if sq is None:
+        sq = _checked_sqnorm(y, c, check)
+    beta = _recip(1.0 - c * sq)
     _tally("vector", y.shape, 4)
     return _cat([beta * y, beta, beta * sq, namespace(y).ones_like(sq)], -1)
 
@@ -285,10 +286,10 @@ def _tau(x, right, c):
     return _tau_terms(x, right, c)[0]
 
 
-def _tau_terms(x, right, c, out=None, check: str | None = None):
+def _tau_terms(x, right, c, out=None, check: str | None = None, sq=None):
     """(tau, |x_i|^2, a_i) of :func:`_tau` and :func:`_ball_left` (tau into ``out`` when
-    given, an array of its shape; ``check`` as in :func:`_ball_left`)."""
-    left, sq, a = _ball_left(x, c, check)
+    given, an array of its shape; ``check`` and ``sq`` as in :func:`_ball_left`)."""
+    left, sq, a = _ball_left(x, c, check, sq)
     return matmul(left, _t(right[..., :-1]), extra_inner=2, out=out), sq, a
 
 
@@ -296,7 +297,7 @@ def distance(x, y, c):
     """All-pairs d_c(x_i, y_j) = 2/sqrt(c) artanh(sqrt(c)|(-x_i) (+) y_j|) = arcosh(1 + 2t_ij)
     / sqrt(c), eq (10), by one matrix product (:func:`_ball_right`; absolute error a few
     ulp beyond the Gram matrix's cancellation for close pairs); shape=[..., n, m]."""
-    return _apply("multiply", _arcosh_(_checked_tau(x, y, c)), 1 / math.sqrt(check_curvature(c)))
+    return _apply("multiply", _arcosh_(_checked_tau(x, y, c)[0]), 1 / math.sqrt(check_curvature(c)))
 
 
 def geodesic_scores(q, k, c):
@@ -305,28 +306,34 @@ def geodesic_scores(q, k, c):
     so S_ij = -arcosh(.)^2 / sqrt(d_k) (one sqrt and one log per pair; the Gram matrix's
     cancellation for close pairs is harmless here: d^2 ~ 2 (cosh - 1) keeps its absolute
     error); shape=[..., n, m]."""
-    ell = _arcosh_(_checked_tau(q, k, c))
+    ell = _arcosh_(_checked_tau(q, k, c)[0])
     return _apply("multiply", _apply("multiply", ell, ell), -1 / math.sqrt(q.shape[-1]))
 
 
 def _checked_tau(x, y, c):
-    """tau of :func:`_tau` for the points x and y, both checked to lie in the ball."""
+    """(tau, |x_i|^2): tau of :func:`_tau` for the points x and y, both checked to lie in
+    the ball."""
     c = check_curvature(c)
-    return _tau_terms(x, _ball_right(y, c, "y"), c, check="x")[0]
+    tau, sq, _ = _tau_terms(x, _ball_right(y, c, "y"), c, check="x")
+    return tau, sq
 
 
 def _weights_(ell, dk: int):
     """exp(S_ij - max_j S_ij) for S = -ell^2 / sqrt(d_k) (ell = sqrt(c) d >= 0), in ell's
     place: eq (15)'s weights up to a factor per row (max_j S_ij = -(min_j ell_ij)^2)."""
     low = _row_extreme(ell, largest=False)
+    scale = 1 / math.sqrt(dk)
+    if _owned(ell) and namespace(ell).__name__ == "torch":     # one pass for (low^2 - ell^2) / sqrt(d_k)
+        _tally("pair", ell.shape, 3)
+        return namespace(ell).addcmul(low * low * scale, ell, ell, value=-scale, out=ell).exp_()
     sq = _apply("multiply", ell, ell)
-    return _apply("exp", _apply("multiply", _apply("subtract", sq, low * low), -1 / math.sqrt(dk)))
+    return _apply("exp", _apply("multiply", _apply("subtract", sq, low * low), -scale))
 
 
 def _geodesic_weights(q, k, c, work=None):
     """Eq (14)-(15)'s weights up to a factor per row (:func:`_weights_`; ``work`` as in
     :func:`frechet_steps`); shape=[..., n, m]."""
-    return _weights_(_arcosh_(_checked_tau(q, k, c), work), q.shape[-1])
+    return _weights_(_arcosh_(_checked_tau(q, k, c)[0], work), q.shape[-1])
 
 
 def log_coefficients(x, y, c):
@@ -343,7 +350,7 @@ def log_coefficients(x, y, c):
     return big_a, big_b
 
 
-def _step_terms(p, right, weights, c, inv_total=None, work=None):
+def _step_terms(p, right, weights, c, inv_total=None, work=None, sq=None):
     """(u, L, |p_i|^2, a_i) of Algorithm 1 at base points p (shape=[..., n, d]) for the
     points y_j with factor ``right`` (:func:`_ball_right`) and weights w_ij (times
     ``inv_total`` per row when given): u_i = sum_j w_ij log_{p_i}(y_j), L_i = sum_j w_ij
@@ -351,18 +358,20 @@ def _step_terms(p, right, weights, c, inv_total=None, work=None):
     :func:`log_coefficients` and (M_i, Sb_i, Sby_i, S_i) = ((w phi) @ right)_i (one matrix
     product; M_i = sum_j w phi beta_j y_j), sum_j w phi t = a_i (|p_i|^2 Sb_i + Sby_i
     - 2 <p_i, M_i>) =: T_i, u_i = (c / a_i)(M_i - (S_i + T_i + c Sby_i) p_i) and
-    L_i = S_i + 2 T_i (s coth s = phi (1 + 2t)); shape=[..., n, d] and [..., n, 1]."""
+    L_i = S_i + 2 T_i (s coth s = phi (1 + 2t)); shape=[..., n, d] and [..., n, 1]
+    (``sq``: |p_i|^2 when the caller has it)."""
     shape = np.broadcast_shapes(p.shape[:-2], right.shape[:-2]) + (p.shape[-2], right.shape[-2])
-    tau, sq, a = _tau_terms(p, right, c, _scratch(work, "tau", weights) if tuple(weights.shape) == shape else None)
+    out = _scratch(work, "tau", weights) if tuple(weights.shape) == shape else None
+    tau, sq, a = _tau_terms(p, right, c, out, sq=sq)
     sums = matmul(_apply("multiply", _asinh_ratio_(tau, work), weights), right, extra_cols=3)
     if inv_total is not None:
         sums = sums * inv_total
     d = p.shape[-1]
     mean, sb, sby, total = sums[..., :d], sums[..., d:d + 1], sums[..., d + 1:d + 2], sums[..., d + 2:]
-    t_sum = a * (sq * sb + sby - 2.0 * (p * mean).sum(-1, keepdims=True))
-    u = (mean - (total + t_sum + c * sby) * p) / (a / c)
+    t_sum = a * _axpy(_fma(sby, sq, sb), (p * mean).sum(-1, keepdims=True), -2.0)
+    u = _fma(mean, _axpy(total, sby, c) + t_sum, p, -1.0) * (c / a)
     _tally("vector", p.shape, 6)
-    return u, total + 2.0 * t_sum, sq, a
+    return u, _axpy(total, t_sum, 2.0), sq, a
 
 
 def _exp_step(p, u, eta, sq, a, c):
@@ -370,18 +379,45 @@ def _exp_step(p, u, eta, sq, a, c):
     (|p_i|^2 and a_i = c lambda_{p_i} / 2): w_i = h_i u_i with x_i = a_i eta_i |u_i| / sqrt(c)
     and h_i = tanh(x_i) / x_i a_i eta_i / c (tanh(x) / x at x + 1e-300: 1 at x = 0), then
     p_i (+) w_i by eq (9) from <p_i, u_i> and |u_i|^2 -- the same map as
-    :func:`.poincare.exp_map` in a third of its array operations; shape=[..., n, d]."""
+    :func:`.poincare.exp_map` in a third of its array operations: with lead_i =
+    1 + 2c <p_i, w_i> and D_i = lead_i + c^2 |p_i|^2 |w_i|^2, the new point is
+    ((lead_i + c|w_i|^2) / D_i) p_i + (eta_i tanh(x_i) / x_i / D_i) u_i (two products by row
+    scalars; h_i c / a_i = eta_i tanh(x_i) / x_i); shape=[..., n, d]."""
     xp = namespace(p)
-    g = a * eta
     norm2, pu = _row(u), (p * u).sum(-1, keepdims=True)
-    x = _apply("add", xp.sqrt(norm2) * (g / math.sqrt(c)), 1e-300)
-    h = xp.tanh(x) / x * (g / c)
-    pw, w2 = h * pu, h * h * norm2
-    lead = (2.0 * c) * pw + 1.0
-    new = ((lead + c * w2) * p + h / (a / c) * u) / (lead + (c * c) * sq * w2)
+    g = a * eta if not isinstance(eta, (int, float)) else a
+    scale = 1.0 if g is not a else eta               # a number eta: folded into the constants
+    x = _apply("add", xp.sqrt(norm2) * g * (scale / math.sqrt(c)), 1e-300)
+    ratio = xp.tanh(x) / x
+    h = ratio * g * (scale / c)
+    w2 = h * h * norm2
+    lead = _apply("add", h * pu * (2.0 * c), 1.0)
+    inv = _recip(_fma(lead, sq, w2, c * c))
+    new = _fma(_axpy(lead, w2, c) * inv * p, ratio * eta * inv, u)
     poincare._count("mobius", new)
     _tally("vector", p.shape, 5)
     return new
+
+
+def _fma(x, y, z, value: float = 1.0):
+    """x + value y z (torch: one ``addcmul``; the others as written)."""
+    xp = namespace(y)
+    if xp.__name__ == "torch":
+        return xp.addcmul(x, y, z, value=value)
+    return x + value * y * z if value != 1.0 else x + y * z
+
+
+def _recip(x):
+    """1 / x (torch: one ``reciprocal``, where ``1.0 / x`` takes two operators)."""
+    return namespace(x).reciprocal(x)
+
+
+def _axpy(x, y, alpha: float):
+    """x + alpha y (torch: one ``add``; the others as written)."""
+    xp = namespace(x)
+    if xp.__name__ == "torch":
+        return xp.add(x, y, alpha=alpha)
+    return x + alpha * y
 
 
 def tangent_mean(p, points, weights, c):
@@ -403,12 +439,14 @@ STEP_RULE = "bound"
 
 
 def frechet_steps(points, weights, c, init, steps: int, eta: float | str = 1.0,
-                  tol: float | None = None, max_steps: int = 200, inv_total=None, work=None):
+                  tol: float | None = None, max_steps: int = 200, inv_total=None, work=None,
+                  right=None):
     """``steps`` iterations of Algorithm 1, p_i <- exp_{p_i}(eta u_i), from ``init``
     (shape=[..., n, d]), values ``points`` [..., m, d] shared by the n rows, weights
     [..., n, m] (``inv_total``, shape=[..., n, 1]: a factor per row applied to u and L, so
     that unnormalized softmax numerators can be passed with 1 / their row sums; ``work``:
-    the scratch arrays of :func:`_scratch`, one dict per call); shape=[..., n, d].  With ``tol``: until the largest residual
+    the scratch arrays of :func:`_scratch`, one dict per call; ``right``: the points'
+    :func:`_ball_right` factor when the caller has it); shape=[..., n, d].  With ``tol``: until the largest residual
     |u_i|_{g_{p_i}} = lambda_{p_i} |u_i| over the batch is <= ``tol`` (at most ``max_steps``
     steps; the stopping rule of the element-wise :func:`.frechet.frechet_mean`, one host
     read per step, so not under ``jax.jit``).
@@ -423,17 +461,35 @@ def frechet_steps(points, weights, c, init, steps: int, eta: float | str = 1.0,
     A row whose step would leave the ball (eta = 1 on values near the boundary: tanh
     saturates and the Mobius addition rounds outside) keeps its last iterate; the other rows
     go on (the element-wise :func:`.frechet.frechet_mean` stops the whole batch there)."""
-    p = init
-    right = _ball_right(points, c)
+    p, sq = init, None
+    right = _ball_right(points, c) if right is None else right
     work = {} if work is None else work
     for _ in range(steps if tol is None else max_steps):
-        u, bound, sq, a = _step_terms(p, right, weights, c, inv_total, work)
+        u, bound, sq, a = _step_terms(p, right, weights, c, inv_total, work, sq)
         if tol is not None and float(poincare.metric_norm(p, u, c).max()) <= tol:
             break
         new = _exp_step(p, u, 2.0 / (bound + 1.0) if eta == STEP_RULE else eta, sq, a, c)
-        p = namespace(p).where(c * _row(new) < 1.0, new, p)
-        _tally("vector", p.shape, 3)
+        p, sq = _kept_inside(new, p, sq, c)
     return p
+
+
+def _kept_inside(new, old, old_sq, c):
+    """(p, |p_i|^2): each row of ``new`` where it lies in the ball (c|new_i|^2 < 1), else
+    that row of ``old`` (|old_i|^2 = ``old_sq``).  On NumPy and torch's CPU, when every row
+    is inside (the rule), ``new`` as it is: no selection pass (a host read there is free;
+    on CUDA and under jax it would be a sync, so those select always)."""
+    new_sq = _row(new)
+    inside = new_sq * c < 1.0
+    _tally("vector", new.shape, 3)
+    if _on_host(inside) and bool(inside.all()):
+        return new, new_sq
+    xp = namespace(new)
+    return xp.where(inside, new, old), xp.where(inside, new_sq, old_sq)
+
+
+def _on_host(x) -> bool:
+    """A NumPy array or a torch CPU tensor (reading its values costs no device sync)."""
+    return isinstance(x, np.ndarray) or (type(x).__module__.startswith("torch") and x.device.type == "cpu")
 
 
 def softmax(scores):
@@ -461,11 +517,13 @@ def geodesic_attention(q, k, v, c, steps: int = 3, eta: float | str = 1.0,
     Algorithm 1 step divides its O(n d) sums by Z_i; shape=[..., n, d]."""
     work = {}
     weights = _geodesic_weights(q, k, c, work)
-    both = matmul(weights, _with_ones(poincare.log_map0(v, c)), extra_cols=1)
-    inv_total = 1.0 / both[..., -1:]
-    init = poincare.exp_map0(both[..., :-1] * inv_total, c)
+    sq = poincare.checked_sqnorm(v, c, "v")        # one reduction for log_0 v and the factor
+    both = matmul(weights, _with_ones(poincare.log_map0(v, c, sq)), extra_cols=1)
+    total = both[..., -1:]
+    init = _exp_map0_normalized(both[..., :-1], total, c)
     _add("vector", 2 * _size(v.shape) + 3 * _size(q.shape))
-    return frechet_steps(v, weights, c, init, steps, eta, tol, inv_total=inv_total, work=work)
+    return frechet_steps(v, weights, c, init, steps, eta, tol, inv_total=_recip(total), work=work,
+                         right=_ball_right(v, c, sq=sq))
 
 
 def _with_ones(x):
@@ -502,11 +560,12 @@ def tangent_attention_query(q, k, v, c):
     scores are eq (14)'s (one Gram matrix) and only the aggregation is in T_{q_i}:
     out_i = exp_{q_i}(sum_j alpha_ij log_{q_i} v_j), the tangent mean of Algorithm 1 at
     p = q (:func:`_step_terms`, the softmax normalized by 1 / Z_i per row); shape=[..., n, d]."""
-    weights = _geodesic_weights(q, k, c)
+    tau, sq = _checked_tau(q, k, c)
+    weights = _weights_(_arcosh_(tau), q.shape[-1])
     right = _ball_right(v, c)
-    inv_total = 1.0 / weights.sum(-1, keepdims=True)
+    inv_total = _recip(weights.sum(-1, keepdims=True))
     _tally("pair", weights.shape)
-    u, _, sq, a = _step_terms(q, right, weights, c, inv_total)
+    u, _, sq, a = _step_terms(q, right, weights, c, inv_total, sq=sq)
     return _exp_step(q, u, 1.0, sq, a, c)
 
 
@@ -544,8 +603,16 @@ def _cat(parts, axis):
 
 def _lorentz_left(x, c: float):
     """c x with the space coordinates' sign flipped: (L y^T)_ij = -c <x_i, y_j>_L, the
-    Minkowski product as one plain matrix product; shape=[..., n, d+1]."""
-    return _cat([c * x[..., :1], -c * x[..., 1:]], -1)
+    Minkowski product as one plain matrix product; shape=[..., n, d+1].  NumPy and torch
+    negate the time column of -c x in place (a fresh array; autograd records it)."""
+    left = x * (-c)
+    if isinstance(left, np.ndarray):
+        np.negative(left[..., :1], out=left[..., :1])
+        return left
+    if namespace(x).__name__ == "torch":
+        left[..., :1].neg_()
+        return left
+    return _cat([-left[..., :1], left[..., 1:]], -1)
 
 
 def minkowski_gram(x, y):
@@ -584,9 +651,9 @@ def lorentz_midpoint(weights, points, c):
     c = check_curvature(c)
     xp = namespace(points)
     s = matmul(weights, points)
-    sq = (s[..., 1:] * s[..., 1:]).sum(-1, keepdims=True) - s[..., :1] * s[..., :1]
-    _tally("vector", s.shape, 3)
-    return s / (math.sqrt(c) * xp.sqrt(-sq))
+    time = s[..., :1]
+    _tally("vector", s.shape, 3)       # -c <S, S>_L = -c (|S|^2 - 2 S_0^2)
+    return s / xp.sqrt(_fma(_row(s), time, time, -2.0) * (-c))
 
 
 def lorentz_attention(q, k, v, c):
@@ -632,9 +699,9 @@ def _log_map0_all(points, c):
     ~110 page faults a call)."""
     if namespace(points[0]).__name__ != "torch" or len({x.shape[:-2] + x.shape[-1:] for x in points}) > 1:
         return tuple(poincare.log_map0(x, c) for x in points)
-    ends = np.cumsum([x.shape[-2] for x in points])
     both = poincare.log_map0(_cat(list(points), -2), c)
-    return tuple(both[..., end - x.shape[-2]:end, :] for x, end in zip(points, ends))
+    # sizes as Python ints: a NumPy integer as a slice bound costs torch ~10 us a slice
+    return tuple(both.split([int(x.shape[-2]) for x in points], -2))
 
 
 def euclidean_attention(q, k, v):

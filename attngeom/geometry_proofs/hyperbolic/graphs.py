@@ -39,12 +39,13 @@ def deferred_ball_checks():
     concurrent threads.)"""
     original = poincare.check_in_ball
 
-    def check(x, c, name: str = "x"):
+    def check(x, c, name: str = "x", sq=None):
         if not cuda_graphs.deferring():
-            return original(x, c, name)
+            return original(x, c, name, sq)
         c = poincare.check_curvature(c)
         if not poincare._abstract(x):
-            cuda_graphs.defer_check((poincare._sqnorm(x) * c < 1).all())
+            sq = poincare._sqnorm(x) if sq is None else sq
+            cuda_graphs.defer_check((sq * c < 1).all())
         return x
     poincare.check_in_ball = check
     try:

@@ -91,22 +91,33 @@ def check_curvature(c) -> float:
     return value
 
 
-def check_in_ball(x, c, name: str = "x"):
-    """BadInput unless every point of ``x`` (shape=[..., d]) satisfies c |x|^2 < 1."""
+def check_in_ball(x, c, name: str = "x", sq=None):
+    """BadInput unless every point of ``x`` (shape=[..., d]) satisfies c |x|^2 < 1
+    (``sq``: |x|^2, shape=[..., 1], when the caller has it)."""
     c = check_curvature(c)
     if _abstract(x):
         return x
-    sq = _sqnorm(x)
-    inside = sq * c < 1.0
-    if not bool(inside.all()):
-        worst = math.sqrt(float((sq * c).max()))
+    sq = _sqnorm(x) if sq is None else sq
+    if 0 in tuple(sq.shape):
+        return x
+    top = sq.detach().max() if hasattr(sq, "detach") else sq.max()     # torch: outside autograd
+    worst = float(top) * c              # one reduction and one read (NaN fails the test too)
+    if not worst < 1.0:
         raise BadInput(f"{name} is not in the Poincare ball of c={c:g}: "
-                       f"sqrt(c)|{name}| = {worst:.6g} >= 1")
+                       f"sqrt(c)|{name}| = {math.sqrt(worst):.6g} >= 1")
     return x
 
 
 def _sqnorm(x):
     return (x * x).sum(-1, keepdims=True)
+
+
+def checked_sqnorm(x, c, name: str = "x"):
+    """|x|^2 (shape=[..., 1]) after :func:`check_in_ball` on it: one reduction for both
+    (the check is looked up at each call, so that :mod:`.graphs` can defer it)."""
+    sq = _sqnorm(x)
+    check_in_ball(x, c, name, sq=sq)
+    return sq
 
 
 def _dot(x, y):
@@ -246,13 +257,14 @@ def _scaled_norm(v, c: float):
     return namespace(v).sqrt(_sqnorm(v) * c) + 1e-300
 
 
-def log_map0(y, c):
-    """log_0(y) = artanh(sqrt(c)|y|) y / (sqrt(c)|y|) (eq 18's log_o); shape=[..., d]."""
+def log_map0(y, c, sq=None):
+    """log_0(y) = artanh(sqrt(c)|y|) y / (sqrt(c)|y|) (eq 18's log_o); shape=[..., d]
+    (``sq``: |y|^2, shape=[..., 1], from a caller that has checked y)."""
     c = check_curvature(c)
-    check_in_ball(y, c, "y")
     xp = namespace(y)
     _count("origin", y)
-    scaled = _scaled_norm(y, c)
+    sq = checked_sqnorm(y, c, "y") if sq is None else sq
+    scaled = xp.sqrt(sq * c) + 1e-300     # _scaled_norm's
     return xp.arctanh(xp.clip(scaled, 0, 1 - 1e-16)) / scaled * y
 
 
