@@ -761,3 +761,26 @@ def test_feed_forward_and_algorithm_2_layer_stay_in_the_ball():
     out = poincare.exp_map(z, 0.1 * layers.feed_forward(z, w1, b1, w2, b2, c), c)
     assert out.shape == x.shape
     assert np.all(c * np.sum(out ** 2, -1) < 1)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_kept_inside_keeps_the_last_iterate_of_rows_that_leave(backend):
+    """gram._kept_inside: rows of the new iterate outside the ball (c|x|^2 >= 1) fall back to
+    the old row and its |x|^2; when every row is inside the new iterate is returned as it
+    is (the host-side shortcut of NumPy and torch's CPU) with its own |x|^2."""
+    try:
+        be = get_backend(backend)
+    except BackendUnavailable as exc:
+        pytest.skip(str(exc))
+    c = 0.5
+    old = be.asarray(np.array([[0.1, 0.2], [0.3, -0.1], [0.0, 0.4]]))
+    old_sq = be.asarray(np.array([[0.05], [0.1], [0.16]]))
+    new = be.asarray(np.array([[0.2, 0.1], [1.5, 0.2], [0.0, -1.0]]))   # row 1: c|x|^2 = 1.145
+    kept, sq = gram._kept_inside(new, old, old_sq, c)
+    kept, sq = be.to_numpy(kept), be.to_numpy(sq)
+    np.testing.assert_array_equal(kept, [[0.2, 0.1], [0.3, -0.1], [0.0, -1.0]])
+    np.testing.assert_allclose(sq, [[0.05], [0.1], [1.0]], rtol=0, atol=1e-15)
+    inside = be.asarray(np.array([[0.2, 0.1], [0.5, 0.2], [0.0, -1.0]]))
+    kept, sq = gram._kept_inside(inside, old, old_sq, c)
+    assert kept is inside
+    np.testing.assert_allclose(be.to_numpy(sq), [[0.05], [0.29], [1.0]], rtol=0, atol=1e-15)
