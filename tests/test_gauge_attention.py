@@ -646,3 +646,24 @@ def test_profile_script_runs_on_the_cpu(tmp_path):
     report = json.loads((tmp_path / "gauge_profile_cpu.json").read_text())
     assert [case["sigma"] for case in report] == ["full", "diagonal"]
     assert all(case["top"] for case in report)
+
+
+def test_gathered_pair_products_equal_the_slices():
+    """_gathered_pair_products (torch's CUDA path of _pair_products: two index_select and one
+    product) gives the slices' numbers on both axes, and its gradient is autograd's; run on
+    the CPU here (the CUDA run is tests/benchmarks/run_gpu_checks.sh gauge)."""
+    be = get_backend("torch")
+    torch = be.module
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(2, 3, 6, 5))
+    rows, cols = kla._pairs(5)
+    want = x[..., rows] * x[..., cols]
+    last = kla._gathered_pair_products(torch.as_tensor(x), be)
+    middle = kla._gathered_pair_products(torch.as_tensor(np.swapaxes(x, -1, -2)).transpose(-1, -2)
+                                         .contiguous().transpose(-1, -2), be, axis=-2)
+    assert np.array_equal(last.numpy(), want)
+    assert np.array_equal(np.swapaxes(middle.numpy(), -1, -2), want)
+    leaf = torch.as_tensor(x, dtype=torch.float64).requires_grad_()
+    kla._gathered_pair_products(leaf, be).sum().backward()
+    # d/dx_a sum_{a <= b} x_a x_b = sum_b x_b + x_a (the square counted twice)
+    assert np.max(np.abs(leaf.grad.numpy() - (x.sum(-1, keepdims=True) + x))) < 1e-12

@@ -616,6 +616,8 @@ def _pair_products(x, be: Backend, axis: int = -1):
 
     def rows(a, b):
         return (Ellipsis, slice(a, b)) + tail
+    if be.name == "torch" and x.device.type != "cpu":
+        return _gathered_pair_products(x, be, axis)
     x = _contiguous(x, be)       # of a transposed view: torch 5.2 against 3.1 ms at GT's size
     if be.name == "numpy" or _untracked(x, be):
         # slices into one buffer (two gathers measured 1.5x slower on NumPy; torch: 1.8-2.3
@@ -634,13 +636,32 @@ def _pair_products(x, be: Backend, axis: int = -1):
     return be.module.take(x, first, axis=axis) * be.module.take(x, second, axis=axis)
 
 
+_PAIR_INDEX: dict[tuple, tuple] = {}
+
+
+def _gathered_pair_products(x, be: Backend, axis: int = -1):
+    """:func:`_pair_products` on torch's CUDA: two ``index_select`` gathers (the pairs of
+    :func:`_pairs`) and one product, three kernels whatever n (the slices take n, and at
+    N <= 1024 the kernel's CUDA time is launches: 74-104 a call, docs/gauge-attention.md).
+    The index tensors are made once per (n, device) and kept; autograd differentiates the
+    gathers.  On the CPU the slices stay (torch's gathers measured 12 ms at [1920, 400] ->
+    210 there)."""
+    n = x.shape[axis]
+    key = (n, str(x.device))
+    if key not in _PAIR_INDEX:
+        _PAIR_INDEX[key] = tuple(be.module.as_tensor(i, dtype=be.module.int64, device=x.device)
+                                 for i in _pairs(n))
+    first, second = _PAIR_INDEX[key]
+    return be.module.index_select(x, axis, first) * be.module.index_select(x, axis, second)
+
+
 def _row_pair_products(x, be: Backend):
     """:func:`_pair_products` over the last axis of many short rows, [..., n] -> [..., n(n+1)/2],
     computed with the rows last (n slices of all rows at once; slices of each row's n numbers
     cost 2.1 against 1.3 ms with the following add on NumPy at GT's size, 2.1 against 1.2 on
     torch).  On NumPy and torch the result is a transposed view."""
-    if be.name not in ("numpy", "torch"):
-        return _pair_products(x, be)
+    if be.name not in ("numpy", "torch") or (be.name == "torch" and x.device.type != "cpu"):
+        return _pair_products(x, be)          # JAX, torch's CUDA: gathers over the last axis
     n = x.shape[-1]
     rows_last = _contiguous(x.reshape(-1, n).T, be)
     return _swap(_pair_products(rows_last, be, axis=-2)).reshape(tuple(x.shape[:-1]) + (n * (n + 1) // 2,))
