@@ -132,19 +132,25 @@ def _owned(x) -> bool:
     fuses the passes itself)."""
     if isinstance(x, np.ndarray):
         return True
-    return type(x).__module__.startswith("torch") and not (x.requires_grad and namespace(x).is_grad_enabled())
+    xp = namespace(x)
+    return xp.__name__ == "torch" and not (x.requires_grad and xp.is_grad_enabled())
+
+
+_IN_PLACE = {name: name + "_" for name in
+             ("add", "subtract", "multiply", "divide", "sqrt", "log", "log1p", "exp")}
 
 
 def _apply(name: str, x, *args):
     """xp.<name>(x, *args) (add, subtract, multiply, divide, sqrt, log, log1p, exp), written
     into ``x`` where :func:`_owned` (torch: the in-place method ``x.<name>_``); one pass,
     counted as pair work."""
-    _tally("pair", x.shape)
-    if not _owned(x):
-        return getattr(namespace(x), name)(x, *args)
+    if GramCount.active is not None:
+        _tally("pair", x.shape)
     if isinstance(x, np.ndarray):
         return getattr(np, name)(x, *args, out=x)
-    return getattr(x, name + "_")(*args)
+    if not _owned(x):
+        return getattr(namespace(x), name)(x, *args)
+    return getattr(x, _IN_PLACE[name])(*args)
 
 
 def _clip_below(x, low: float):

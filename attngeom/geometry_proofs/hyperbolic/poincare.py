@@ -65,14 +65,24 @@ def _count(kind: str, array) -> None:
         setattr(counter, kind, getattr(counter, kind) + int(np.prod(array.shape[:-1])))
 
 
+#: array type -> its module (the kernels ask at every step: a dictionary lookup then)
+_NAMESPACES: dict[type, object] = {}
+
+
 def namespace(x):
     """The array module of ``x``: numpy, torch or jax.numpy (for lists: numpy)."""
-    module = type(x).__module__
-    if module.startswith("torch"):
-        return get_backend("torch").module
-    if module.startswith("jax"):
-        return get_backend("jax").module
-    return np
+    kind = type(x)
+    found = _NAMESPACES.get(kind)
+    if found is None:
+        module = kind.__module__
+        if module.startswith("torch"):
+            found = get_backend("torch").module
+        elif module.startswith("jax"):
+            found = get_backend("jax").module
+        else:
+            found = np
+        _NAMESPACES[kind] = found
+    return found
 
 
 def _abstract(x) -> bool:
