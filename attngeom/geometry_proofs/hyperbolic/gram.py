@@ -391,8 +391,10 @@ def _exp_step(p, u, eta, sq, a, c):
     scalars; h_i c / a_i = eta_i tanh(x_i) / x_i); shape=[..., n, d]."""
     xp = namespace(p)
     norm2, pu = _row(u), (p * u).sum(-1, keepdims=True)
-    g = a * eta if not isinstance(eta, (int, float)) else a
-    scale = 1.0 if g is not a else eta               # a number eta: folded into the constants
+    if isinstance(eta, (int, float)):         # a number: folded into the constants below
+        g, scale = a, float(eta)
+    else:
+        g, scale = a * eta, 1.0
     x = _apply("add", xp.sqrt(norm2) * g * (scale / math.sqrt(c)), 1e-300)
     ratio = xp.tanh(x) / x
     h = ratio * g * (scale / c)
