@@ -410,7 +410,7 @@ def _exp_step(p, u, eta, sq, a, c):
     ratio = xp.tanh(x) / x
     h = ratio * g * (scale / c)
     w2 = h * h * norm2
-    lead = _apply("add", h * pu * (2.0 * c), 1.0)
+    lead = h * pu * (2.0 * c) + 1.0
     inv = _recip(_fma(lead, sq, w2, c * c))
     new = _fma(_axpy(lead, w2, c) * inv * p, ratio * eta * inv, u)
     poincare._count("mobius", new)
