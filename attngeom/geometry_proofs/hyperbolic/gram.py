@@ -330,7 +330,7 @@ def _weights_(ell, dk: int):
     low = _row_extreme(ell, largest=False)
     scale = 1 / math.sqrt(dk)
     if _owned(ell) and namespace(ell).__name__ == "torch":     # one pass for (low^2 - ell^2) / sqrt(d_k)
-        _tally("pair", ell.shape, 3)
+        _tally("pair", ell.shape, 4)       # counted as the four passes it stands for
         return namespace(ell).addcmul(low * low * scale, ell, ell, value=-scale, out=ell).exp_()
     sq = _apply("multiply", ell, ell)
     return _apply("exp", _apply("multiply", _apply("subtract", sq, low * low), -scale))
