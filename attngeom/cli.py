@@ -586,8 +586,12 @@ def gauge_attention(tokens, dim, heads, batch, diagonal, backend, device, repeat
 @click.option("--cuda-graphs", "cuda_graphs", is_flag=True,
               help="also time every kernel replayed from CUDA graphs (torch on cuda; elsewhere "
                    "the eager kernels, reported as not graphed)")
+@click.option("--compile", "compiled", is_flag=True,
+              help="also time every kernel compiled by torch.compile (torch; seconds of "
+                   "compilation per kernel and N, untimed; elsewhere the eager kernels, "
+                   "reported as not compiled)")
 @click.option("--json", "as_json", is_flag=True)
-def hyperbolic_attention(sizes, dim, backend, device, repeats, seed, cuda_graphs, as_json):
+def hyperbolic_attention(sizes, dim, backend, device, repeats, seed, cuda_graphs, compiled, as_json):
     """RGT attention in Gram form vs Euclidean attention (RGT Table 1, issue 26)."""
     from attngeom.geometry_proofs.hyperbolic.attention_benchmark import (BenchmarkConfig, format_report,
                                                                 run_benchmark)
@@ -596,7 +600,7 @@ def hyperbolic_attention(sizes, dim, backend, device, repeats, seed, cuda_graphs
     except ValueError:
         raise BadInput(f"--n takes a comma list of integers; got {sizes!r}") from None
     config = BenchmarkConfig(sizes=sizes, dim=dim, backend=backend, device=device,
-                             repeats=repeats, seed=seed, cuda_graphs=cuda_graphs)
+                             repeats=repeats, seed=seed, cuda_graphs=cuda_graphs, compiled=compiled)
     config.validate()
     progress = _progress(as_json)
     report = run_benchmark(config, **({"progress": progress} if progress else {}))

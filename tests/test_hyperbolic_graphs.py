@@ -1,6 +1,7 @@
-"""The RGT Gram kernels replayed from CUDA graphs (issue 26;
+"""The RGT Gram kernels replayed from CUDA graphs or compiled by torch.compile (issue 26;
 :mod:`attngeom.geometry_proofs.hyperbolic.graphs`), on the CPU: the --cuda-graphs option off
-torch-cuda, and the graph path's bookkeeping with an emulated capture.  The CUDA run is
+torch-cuda, the graph path's bookkeeping with an emulated capture, and the compiled path
+(its runner in every run; the kernels compiled under the slow marker).  The CUDA run is
 ``test_hyperbolic_attention_cuda_graphs`` in tests/benchmarks/test_hyperbolic_attention_bench.py."""
 
 from __future__ import annotations
@@ -68,3 +69,98 @@ def test_graphed_gram_kernels_with_emulated_capture(monkeypatch):
         assert "a deferred check failed; eager rerun" in cuda_graphs.stats()["fallbacks"]
     finally:
         cuda_graphs.clear()
+
+
+# ---------------------------------------------------------------------------------------
+# torch.compile (attngeom.kernels.torch_compile; --compile)
+
+
+def test_compile_option_off_torch():
+    """--compile where torch.compile does not apply (NumPy): the eager kernels under the
+    compiled names, the same numbers, reported as not compiled with the reason."""
+    report = run_benchmark(BenchmarkConfig(sizes=(16,), dim=8, backend="numpy", repeats=1,
+                                           compiled=True, check=False))
+    part = report["torch_compile"]
+    assert part["compiled"] is False and part["applicable"] is False
+    assert max(part["agreement_with_eager"].values()) == 0.0
+    assert any("torch.compile is torch's" in reason for reason in part["stats"]["fallbacks"])
+    assert "torch.compile: NOT compiled" in format_report(report)
+
+
+def test_compile_runner_falls_back_where_it_cannot_compile(monkeypatch):
+    """torch_compile.run without a compiler (monkeypatched), and with a compilation that
+    fails: the function runs eagerly, each reason counted; a BadInput raised while tracing
+    passes through unchanged."""
+    import torch
+
+    from attngeom.kernels import torch_compile
+    from attngeom.kernels.errors import BadInput
+    be = get_backend("torch")
+    x = torch.arange(4.0, dtype=torch.float64)
+    torch_compile.reset_stats()
+    monkeypatch.setattr(torch_compile, "unavailable", lambda backend: "no C++ compiler (test)")
+    assert torch.equal(torch_compile.run(lambda t: t * 2, (x,), be, key="double"), x * 2)
+    assert torch_compile.stats()["fallbacks"] == {"no C++ compiler (test)": 1}
+    monkeypatch.undo()
+
+    class Broken:
+        def __init__(self, error):
+            self.error = error
+
+        def __call__(self, function, mode=None):
+            def call(*args):
+                raise self.error
+            return call
+    monkeypatch.setattr(be.module, "compile", Broken(RuntimeError("inductor exploded")))
+    torch_compile.clear()
+    torch_compile.reset_stats()
+    try:
+        assert torch.equal(torch_compile.run(lambda t: t + 1, (x,), be, key="plus"), x + 1)
+        assert torch.equal(torch_compile.run(lambda t: t + 1, (x,), be, key="plus"), x + 1)
+        reasons = torch_compile.stats()["fallbacks"]
+        assert reasons == {"compilation failed: RuntimeError: inductor exploded": 2}
+        monkeypatch.setattr(be.module, "compile", Broken(BadInput("c must be > 0")))
+        with pytest.raises(BadInput, match="c must be > 0"):
+            torch_compile.run(lambda t: t, (x,), be, key="bad")
+    finally:
+        torch_compile.clear()
+        torch_compile.reset_stats()
+
+
+@pytest.mark.slow
+def test_compiled_gram_kernels_on_torch_cpu():
+    """torch.compile of two Gram kernels (eq 14 with Algorithm 1, and the Lorentz model) on
+    torch's CPU: equal to the eager kernels to 1e-12 for two input sets of one shape and a
+    second shape; the ball checks deferred inside the compiled code, so a point outside the
+    ball still raises the eager BadInput; the deferral is undone after each call (~40 s of
+    compilation)."""
+    from attngeom.geometry_proofs.hyperbolic import poincare
+    from attngeom.geometry_proofs.hyperbolic.attention_benchmark import IMPLEMENTATIONS
+    from attngeom.geometry_proofs.hyperbolic.graphs import compiled
+    from attngeom.kernels import torch_compile
+    from attngeom.kernels.errors import BadInput
+    be = get_backend("torch")
+    if torch_compile.unavailable(be):
+        pytest.skip(torch_compile.unavailable(be))
+    torch_compile.clear()
+    torch_compile.reset_stats()
+    check = poincare.check_in_ball
+    try:
+        kernels = {name: compiled(name, lambda q, k, v, f=IMPLEMENTATIONS[name]: f(q, k, v, 1.0), 1.0, be)
+                   for name in ("geodesic", "lorentz")}
+        for n, radius in ((24, 1.0), (24, 2.0), (40, 1.0)):
+            ball, hyperboloid = _graph_inputs(be, n=n, radius=radius)
+            for name, kernel in kernels.items():
+                inputs = hyperboloid if name == "lorentz" else ball
+                eager = be.to_numpy(IMPLEMENTATIONS[name](*inputs, 1.0))
+                assert np.max(np.abs(eager - be.to_numpy(kernel(*inputs)))) <= 1e-12, (name, n, radius)
+        counters = torch_compile.stats()
+        assert counters["calls"] == 6 and not counters["fallbacks"], counters
+        assert poincare.check_in_ball is check
+        outside = [x.clone() for x in ball]
+        outside[2][3] *= 1e3 / float(outside[2][3].norm())
+        with pytest.raises(BadInput, match="Poincare ball"):
+            kernels["geodesic"](*outside)
+        assert "a deferred check failed (rerun eagerly)" in torch_compile.stats()["fallbacks"]
+    finally:
+        torch_compile.clear()

@@ -86,8 +86,9 @@ _DEFERRED: list | None = None
 
 
 def deferring() -> bool:
-    """Whether :func:`run` is capturing (host checks must be deferred with
-    :func:`defer_check`); False in its warm-up and in eager calls."""
+    """Whether :func:`run` is capturing or :func:`attngeom.kernels.torch_compile.run` is
+    calling a compiled function (host checks must be deferred with :func:`defer_check`);
+    False in the capture's warm-up and in eager calls."""
     return _DEFERRED is not None
 
 
@@ -101,7 +102,10 @@ def defer_check(flag) -> None:
 
 
 @contextlib.contextmanager
-def _deferring(flags: list):
+def deferring_checks(flags: list):
+    """While active, :func:`defer_check` appends to ``flags`` (:func:`run`'s capture, and
+    :func:`attngeom.kernels.torch_compile.run`'s compiled calls, whose traced checks come
+    back as graph outputs)."""
     global _DEFERRED
     previous, _DEFERRED = _DEFERRED, flags
     try:
@@ -169,20 +173,20 @@ def graph_backend(be: Backend) -> GraphBackend:
 # the cache
 
 
-def _map(structure, leaf: Callable):
+def map_tensors(structure, leaf: Callable):
     """``leaf`` applied to every tensor of a tensor / tuple / list / dict structure (other
     values kept)."""
     if isinstance(structure, (tuple, list)):
-        mapped = [_map(x, leaf) for x in structure]
+        mapped = [map_tensors(x, leaf) for x in structure]
         return type(structure)(mapped) if type(structure) in (tuple, list) else type(structure)(*mapped)
     if isinstance(structure, dict):
-        return {k: _map(v, leaf) for k, v in structure.items()}
+        return {k: map_tensors(v, leaf) for k, v in structure.items()}
     return leaf(structure) if _is_tensor(structure) else structure
 
 
 def _leaves(structure) -> list:
     out = []
-    _map(structure, lambda t: out.append(t) or t)
+    map_tensors(structure, lambda t: out.append(t) or t)
     return out
 
 
@@ -222,7 +226,8 @@ def clear() -> None:
     _STATIC.clear()
 
 
-def _signature(args) -> tuple:
+def signature(args) -> tuple:
+    """The shapes, dtypes and devices of the tensors of ``args`` (other values by repr)."""
     return tuple((tuple(a.shape), str(a.dtype), str(a.device)) if _is_tensor(a) else ("value", repr(a))
                  for a in args)
 
@@ -249,7 +254,7 @@ def run(function: Callable, args: tuple, be: Backend, *, key, clone: bool = True
     if torch.is_grad_enabled() and any(_is_tensor(a) and a.requires_grad for a in args):
         record_fallback("inputs require grad (graphs here are forward-only)")
         return function(*args, be)
-    full_key = (key, _signature(args))
+    full_key = (key, signature(args))
     if full_key in _FAILED:
         record_fallback(_FAILED[full_key])
         return function(*args, be)
@@ -279,7 +284,7 @@ def run(function: Callable, args: tuple, be: Backend, *, key, clone: bool = True
         if entry.flag is not None and not bool(entry.flag):
             record_fallback("a deferred check failed; eager rerun")
             return function(*args, be)
-        return _map(entry.static_outputs, lambda t: t.clone()) if clone else entry.static_outputs
+        return map_tensors(entry.static_outputs, lambda t: t.clone()) if clone else entry.static_outputs
 
 
 class _WarmupError(Exception):
@@ -315,7 +320,7 @@ def _capture(function: Callable, args: tuple, be: Backend) -> _Entry:
         torch.cuda.current_stream().wait_stream(side)
         graph = torch.cuda.CUDAGraph()
         flags: list = []
-        with _deferring(flags), _graph_context(torch, graph, side):
+        with deferring_checks(flags), _graph_context(torch, graph, side):
             outputs = function(*static_inputs, backend)
             flag = torch.stack([f.reshape(()) for f in flags]).all() if flags else None
     return _Entry(replay=graph.replay, static_inputs=static_inputs, static_outputs=outputs,
@@ -356,7 +361,7 @@ def emulated_capture(function: Callable, args: tuple, be: Backend) -> _Entry:
 
     def run_once():
         flags: list = []
-        with torch.no_grad(), _deferring(flags):
+        with torch.no_grad(), deferring_checks(flags):
             outputs = function(*static_inputs, backend)
         return outputs, (torch.stack([f.reshape(()) for f in flags]).all() if flags else None)
     outputs, flag = run_once()

@@ -11,6 +11,8 @@
 #   bash tests/benchmarks/run_gpu_checks.sh throughput   # the backend table incl. *-cuda
 #   bash tests/benchmarks/run_gpu_checks.sh hyperbolic   # RGT Prop 9.3 cost table on CUDA
 #   bash tests/benchmarks/run_gpu_checks.sh hyperbolic-attention  # Gram-form RGT kernels on CUDA (issue 26)
+#   bash tests/benchmarks/run_gpu_checks.sh hyperbolic-compiled   # the same through torch.compile
+#                                                        # (reduce-overhead), N = 128 and 2048
 #   bash tests/benchmarks/run_gpu_checks.sh gauge        # GT KL attention on CUDA (issue 14): the CLI
 #                                                        # (eager and graphed) and the torch sweep
 #   bash tests/benchmarks/run_gpu_checks.sh gauge-graphs # the sweep from CUDA graphs (issue 26) and
@@ -34,16 +36,18 @@
 # Results (JSON and logs) go to $OUT when set (the device tool's output folder), else to
 # tests/benchmarks/results/gpu.
 set -o pipefail
-part=${1:?usage: run_gpu_checks.sh tests|tests-other|reach-torch|reach-jax|throughput|gauge|gauge-graphs|gauge-jax|gauge-profile|hyperbolic|hyperbolic-attention|gec|all}
+part=${1:?usage: run_gpu_checks.sh tests|tests-other|reach-torch|reach-jax|throughput|gauge|gauge-graphs|gauge-jax|gauge-profile|hyperbolic|hyperbolic-attention|hyperbolic-compiled|gec|all}
 if [ "$part" = all ]; then
     # priority order, each part:seconds; a part that runs past its limit is stopped and the
     # next one starts (the defaults sum to 570 s, under the device tool's 10-minute call;
     # measured on an H100: gauge-graphs 38 s, gauge-profile 12 s, hyperbolic-attention 74 s,
-    # tests-other 121 s, throughput 29 s, jax ~16 s a configuration; reach-torch, reach-jax
-    # (a minute per point) and gec (a smoke run) are left to their own calls)
+    # tests-other 121 s, throughput 29 s, jax ~16 s a configuration; hyperbolic-compiled not
+    # yet measured: 4 kernels x 2 compilations; gauge-jax (measured twice: jax-cuda meets
+    # the targets), reach-torch, reach-jax (a minute per point) and gec (a smoke run) are
+    # left to their own calls)
     final=${OUT:-tests/benchmarks/results/gpu}
     scratch=$(mktemp -d)
-    for spec in ${GPU_PARTS:-gauge:100 gauge-graphs:50 gauge-profile:25 hyperbolic-attention:90 tests-other:130 gauge-jax:140 throughput:35}; do
+    for spec in ${GPU_PARTS:-gauge:100 gauge-graphs:50 gauge-profile:25 hyperbolic-attention:90 hyperbolic-compiled:140 tests-other:130 throughput:35}; do
         each=${spec%%:*}; limit=${spec##*:}
         start=$SECONDS
         OUT="$scratch" timeout "$limit" bash "$0" "$each" > /dev/null 2>&1
@@ -72,7 +76,8 @@ case "$part" in
     reach-jax)   run -m "benchmark and gpu" "tests/benchmarks/test_dimension_reach.py::test_reach_on_cuda[jax]" ;;
     throughput)  run -m benchmark tests/benchmarks/test_throughput.py::test_throughput_table ;;
     hyperbolic)  run -m "benchmark and gpu" tests/benchmarks/test_hyperbolic_cost_bench.py ;;
-    hyperbolic-attention) python3 -m attngeom benchmark hyperbolic-attention --backend torch --device cuda --n 128,256,512,1024,2048,4096 --cuda-graphs --json > "$out/hyperbolic_attention_cli.json" 2> "$out/hyperbolic_attention_cli.err"; run -m "benchmark and gpu" tests/benchmarks/test_hyperbolic_attention_bench.py ;;
+    hyperbolic-attention) python3 -m attngeom benchmark hyperbolic-attention --backend torch --device cuda --n 128,256,512,1024,2048,4096 --cuda-graphs --json > "$out/hyperbolic_attention_cli.json" 2> "$out/hyperbolic_attention_cli.err"; run -m "benchmark and gpu" -k "not compiled" tests/benchmarks/test_hyperbolic_attention_bench.py ;;
+    hyperbolic-compiled) run -m "benchmark and gpu" tests/benchmarks/test_hyperbolic_attention_bench.py::test_hyperbolic_attention_compiled_cuda ;;
     gauge)       # the CLI first (eager and from CUDA graphs, issue 26; one N per call), then the
                  # torch sweep N = 128 ... 4096 (test_cuda[torch]); the part fails if a call or
                  # pytest fails

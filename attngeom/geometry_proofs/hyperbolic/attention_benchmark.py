@@ -74,6 +74,7 @@ class BenchmarkConfig:
     seed: int = 0
     check: bool = True
     cuda_graphs: bool = False
+    compiled: bool = False
 
     def planned_bytes(self) -> int:
         """float64 bytes alive at once, an upper estimate: about 16 [N, N] pair arrays
@@ -174,11 +175,13 @@ def run_benchmark(config: BenchmarkConfig,
               "targets": dict(TARGETS), "rows": rows}
     if config.check:
         report["agreement"] = agreement(config, be, kernels, min(config.sizes))
-    if config.cuda_graphs:
-        # every kernel replayed from CUDA graphs (torch-cuda; launch-bound there), against
-        # graphed and eager Euclidean attention: .graphs.graphed_section
-        from attngeom.geometry_proofs.hyperbolic.graphs import graphed_section
-        report["cuda_graphs"] = graphed_section(config, be, kernels, rows)
+    # every kernel replayed from CUDA graphs (torch-cuda; launch-bound there) or compiled by
+    # torch.compile (torch), against the same of Euclidean attention and its eager form:
+    # .graphs.timed_section
+    for part, wanted in (("cuda_graphs", config.cuda_graphs), ("torch_compile", config.compiled)):
+        if wanted:
+            from attngeom.geometry_proofs.hyperbolic.graphs import timed_section
+            report[part] = timed_section(config, be, kernels, rows, part)
     return report
 
 
@@ -240,8 +243,7 @@ def format_report(report: dict) -> str:
              f"  {'N':>6} {'euclidean':>12} " + " ".join(f"{name:>16}" for name in names)]
     for row in report["rows"]:
         met, ratios = row["targets_met" + suffix], row["ratios" + suffix]
-        cells = [f"{ratios[name]:15.2f}" + (("*" if met[name] else "!") if name in met else " ")
-                 for name in names]
+        cells = [f"{ratios[name]:15.2f}" + _mark(met, name) for name in names]
         lines.append(f"  {row['N']:>6} {row['seconds']['euclidean'][key] * 1e3:9.3f} ms "
                      + " ".join(cells))
     lines.append("  targets: " + ", ".join(f"{name} <= {target:g}x" for name, target in report["targets"].items()))
@@ -250,15 +252,33 @@ def format_report(report: dict) -> str:
     if "agreement" in report:
         worst = max(report["agreement"].values())
         lines.append(f"  Gram vs element-wise forms at N={min(config['sizes'])}: max |diff| {worst:.2e}")
-    if "cuda_graphs" in report:
-        graphs = report["cuda_graphs"]
-        lines.append("  CUDA graphs: " + ("replayed" if graphs["graphed"] else
-                                          f"NOT graphed (fallbacks: {graphs['stats']['fallbacks'] or 'not torch-cuda'})")
-                     + f"; graphed vs eager max |diff| {max(graphs['agreement_with_eager'].values()):.2e}; "
-                     "time / graphed Euclidean attention's (eager Euclidean in brackets)")
-        for row in report["rows"]:
-            part = row["cuda_graphs"]
-            cells = [f"{part['ratios_over_euclidean_graphed'][name]:7.2f} ({part['ratios_over_euclidean'][name]:6.2f})"
-                     for name in names]
-            lines.append(f"  {row['N']:>6} {part['seconds']['euclidean']['best_s'] * 1e3:9.3f} ms " + " ".join(cells))
+    for part, label, header in (("cuda_graphs", "graphed", "CUDA graphs"),
+                                ("torch_compile", "compiled", "torch.compile")):
+        if part in report:
+            lines += _part_lines(report, part, label, header, names)
     return "\n".join(lines)
+
+
+def _part_lines(report: dict, part: str, label: str, header: str, names: list) -> list[str]:
+    """The table of a ``cuda_graphs`` or ``torch_compile`` part: time over the same form of
+    Euclidean attention's, eager Euclidean in brackets."""
+    section = report[part]
+    lines = [f"  {header}: " + (label if section[label] else
+                                f"NOT {label} (fallbacks: {section['stats']['fallbacks'] or 'not applicable'})")
+             + f"; {label} vs eager max |diff| {max(section['agreement_with_eager'].values()):.2e}; "
+             f"time / {label} Euclidean attention's (eager Euclidean in brackets; * / ! = "
+             "issue 26's target met / missed against eager Euclidean)"]
+    key = "cpu_best_s" if report["config"]["device"] == "cpu" else "best_s"
+    names = [name for name in names if name in report["rows"][0][part]["ratios_over_euclidean"]]
+    lines.append(f"  {'N':>6} {'euclidean':>12} " + " ".join(f"{name:>16}" for name in names))
+    for row in report["rows"]:
+        cells = row[part]
+        lines.append(f"  {row['N']:>6} {cells['seconds']['euclidean'][key] * 1e3:9.3f} ms " + " ".join(
+            f"{cells[f'ratios_over_euclidean_{label}'][name]:7.2f} ({cells['ratios_over_euclidean'][name]:6.2f})".rjust(15)
+            + _mark(cells["targets_met_over_euclidean"], name) for name in names))
+    return lines
+
+
+def _mark(met: dict, name: str) -> str:
+    """``*`` where a kernel meets its target, ``!`` where it misses, a blank without one."""
+    return ("*" if met[name] else "!") if name in met else " "

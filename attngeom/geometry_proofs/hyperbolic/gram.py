@@ -50,6 +50,7 @@ import numpy as np
 
 from attngeom.geometry_proofs.hyperbolic import poincare
 from attngeom.geometry_proofs.hyperbolic.poincare import _sqnorm, check_curvature, namespace
+from attngeom.kernels import torch_compile
 
 
 class GramCount:
@@ -507,8 +508,11 @@ def _kept_inside(new, old, old_sq, c):
 
 
 def _on_host(x) -> bool:
-    """A NumPy array or a torch CPU tensor (reading its values costs no device sync)."""
-    return isinstance(x, np.ndarray) or (type(x).__module__.startswith("torch") and x.device.type == "cpu")
+    """A NumPy array or a torch CPU tensor (reading its values costs no device sync), not
+    while ``torch.compile`` traces (a read there is a graph break)."""
+    if isinstance(x, np.ndarray):
+        return True
+    return type(x).__module__.startswith("torch") and x.device.type == "cpu" and not torch_compile.compiling()
 
 
 def softmax(scores):
