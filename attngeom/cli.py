@@ -552,16 +552,20 @@ def benchmark():
 @click.option("--cuda-graphs", "cuda_graphs", is_flag=True,
               help="also time the structured kernel and the standard layer replayed from CUDA graphs "
                    "(torch on cuda; elsewhere the eager paths, reported as not graphed)")
+@click.option("--compile", "compiled", is_flag=True,
+              help="also time the structured kernel and the standard layer compiled by "
+                   "torch.compile (torch; compiled in the untimed warm-up; elsewhere the eager "
+                   "paths, reported as not compiled)")
 @click.option("--json", "as_json", is_flag=True)
 def gauge_attention(tokens, dim, heads, batch, diagonal, backend, device, repeats, no_direct,
-                    dtype, seed, gt_code, cuda_graphs, as_json):
+                    dtype, seed, gt_code, cuda_graphs, compiled, as_json):
     """GT KL attention: structured vs direct kernel vs standard attention (GT Table 4)."""
     from attngeom.geometry_proofs.gauge.attention_benchmark import (BenchmarkConfig, format_report,
                                                            run_benchmark)
     config = BenchmarkConfig(tokens=tokens, dim=dim, heads=heads, batch=batch,
                              diagonal=diagonal, backend=backend, device=device,
                              repeats=repeats, direct=not no_direct, seed=seed, dtype=dtype,
-                             cuda_graphs=cuda_graphs)
+                             cuda_graphs=cuda_graphs, compiled=compiled)
     config.validate()
     if gt_code:
         from attngeom.geometry_proofs.gauge.gt_baseline import gt_baseline_section, validate_gt_config

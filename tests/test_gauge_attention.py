@@ -633,6 +633,56 @@ def test_benchmark_cuda_graphs_option_off_cuda(run_cli):
     assert code == 0 and json.loads(out)["cuda_graphs"]["graphed"] is False
 
 
+def test_benchmark_compile_option_off_torch(run_cli):
+    """--compile where torch.compile does not apply (NumPy): accepted, the eager paths timed
+    under the compiled names, reported as not compiled with the reason; compiled = eager
+    exactly."""
+    report = run_benchmark(BenchmarkConfig(tokens=6, dim=6, heads=2, batch=1, repeats=1, backend="numpy",
+                                           direct=False, compiled=True))
+    part = report["torch_compile"]
+    assert part["compiled"] is False and part["applicable"] is False
+    assert max(part["agreement_with_eager"].values()) == 0.0
+    assert {"structured_compiled", "standard_compiled"} <= set(report["timings"])
+    assert any("torch.compile is torch's" in reason for reason in part["stats"]["fallbacks"])
+    code, out, _ = run_cli("benchmark", "gauge-attention", "--n", 6, "--k", 6, "--heads", 2, "--batch", 1,
+                           "--no-direct", "--repeats", 1, "--compile")
+    assert code == 0 and "torch compile: NOT compiled" in out
+
+
+@pytest.mark.slow
+def test_compiled_kernel_on_torch_cpu():
+    """compiled=True on torch's CPU (torch.compile of everything after the frame
+    exponentials): K, beta and the values equal the eager kernel's (<= 1e-10, the (a) = (b)
+    bound) for full and diagonal Sigma, with the causal mask, for two input sets; a Sigma
+    that is not positive definite fails the deferred Cholesky check and reruns the eager
+    kernel, which raises its error (~60 s of compilation)."""
+    from attngeom.kernels import torch_compile
+    be = get_backend("torch")
+    if torch_compile.unavailable(be):
+        pytest.skip(torch_compile.unavailable(be))
+    torch_compile.clear()
+    torch_compile.reset_stats()
+    try:
+        for diagonal in (False, True):
+            for causal, seed in ((False, 0), (True, 2), (False, 2)):
+                args = _graph_inputs(be, diagonal, seed=seed)
+                eager = kl_attention_structured(*args, 0.7, be, diagonal_sigma=diagonal, causal=causal)
+                fast = kl_attention_structured(*args, 0.7, be, diagonal_sigma=diagonal, causal=causal,
+                                               compiled=True)
+                for name in ("kl", "beta", "values"):
+                    difference = np.max(np.abs(be.to_numpy(getattr(eager, name)) - be.to_numpy(getattr(fast, name))))
+                    assert difference <= 1e-10, (diagonal, causal, seed, name, difference)
+        assert torch_compile.stats()["calls"] == 6 and not torch_compile.stats()["fallbacks"]
+        mu, sigma, frames = _graph_inputs(be, False)
+        broken = sigma.clone()
+        broken[..., 0, 0] = -1.0
+        with pytest.raises(Exception, match="positive-definite|factorization could not be completed"):
+            kl_attention_structured(mu, broken, frames, 0.7, be, compiled=True)
+        assert "a deferred check failed (rerun eagerly)" in torch_compile.stats()["fallbacks"]
+    finally:
+        torch_compile.clear()
+
+
 def test_profile_script_runs_on_the_cpu(tmp_path):
     """tests/benchmarks/profile_gauge_kernel.py (run on CUDA by run_gpu_checks.sh
     gauge-profile) works end to end on the CPU and says so in one line without CUDA."""

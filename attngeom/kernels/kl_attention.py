@@ -861,7 +861,7 @@ def pairwise_product(query, key, be: Backend):
 
 def kl_attention_structured(mu, Sigma, frames, kappa: float, be: Backend, *,
                             diagonal_sigma: bool = False, causal: bool = False,
-                            graphs: bool = False) -> KLAttention:
+                            graphs: bool = False, compiled: bool = False) -> KLAttention:
     """KL attention using the gauge structure: every belief rotated once into the common
     frame (O(N n^3)), all pairwise KLs from one matrix product (O(N^2 n^2)) per head.
 
@@ -880,7 +880,13 @@ def kl_attention_structured(mu, Sigma, frames, kappa: float, be: Backend, *,
     Parameters and returns as :func:`kl_attention_direct`; ``graphs=True``: on torch-cuda,
     replayed from CUDA graphs (forward only; :mod:`attngeom.kernels.kl_attention_graphs`,
     the same numbers); elsewhere ignored (the eager kernel; JAX compiles already).
+    ``compiled=True``: on torch, everything after the frame exponentials through
+    ``torch.compile`` (:func:`attngeom.kernels.kl_attention_graphs.kl_attention_compiled`;
+    for CUDA: on the CPU it is slower than the eager kernel); elsewhere ignored.
     """
+    if compiled and be.name == "torch":
+        from attngeom.kernels.kl_attention_graphs import kl_attention_compiled
+        return kl_attention_compiled(mu, Sigma, frames, kappa, be, diagonal_sigma=diagonal_sigma, causal=causal)
     if graphs and be.name == "torch":
         from attngeom.kernels.kl_attention_graphs import kl_attention_graphed
         return kl_attention_graphed(mu, Sigma, frames, kappa, be, diagonal_sigma=diagonal_sigma, causal=causal)

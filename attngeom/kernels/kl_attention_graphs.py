@@ -19,11 +19,19 @@ The operations are the eager kernel's, in the same order, so the numbers are the
 ones (float64: equal to 1e-12, ``tests/test_gauge_attention.py``).  Forward only (inputs
 that require grad run eagerly, recorded).  Other backends: the eager kernel (numpy, torch
 on the cpu; JAX already compiles everything after the exponentials).
+
+:func:`kl_attention_compiled` (``kl_attention_structured(..., compiled=True)``) splits the
+call the same way for ``torch.compile``: ``frame_exp`` eagerly (its host read), then
+everything after it compiled (:mod:`attngeom.kernels.torch_compile`; "reduce-overhead" on
+CUDA: compiled and replayed from CUDA graphs), with the Cholesky factorization's info check
+deferred as in a capture (``cholesky_ex``; a failed one reruns the eager kernel, which
+raises).  On the CPU it is measured slower than the eager kernel (docs/gauge-attention.md):
+it is there for CUDA, where the eager kernel is launch-bound.
 """
 
 from __future__ import annotations
 
-from attngeom.kernels import cuda_graphs
+from attngeom.kernels import cuda_graphs, torch_compile
 from attngeom.kernels import kl_attention as kla
 from attngeom.kernels.backend import Backend
 
@@ -75,3 +83,28 @@ def kl_attention_graphed(mu, Sigma, frames, kappa: float, be: Backend, *, diagon
                                            causal=causal)
     return kla.KLAttention(*decomposed(mu, Sigma, frames, kappa, be, diagonal_sigma=diagonal_sigma,
                                        causal=causal, clone=clone))
+
+
+def kl_attention_compiled(mu, Sigma, frames, kappa: float, be: Backend, *, diagonal_sigma: bool = False,
+                          causal: bool = False) -> kla.KLAttention:
+    """:func:`~attngeom.kernels.kl_attention.kl_attention_structured` with everything after
+    the frame exponentials through ``torch.compile`` (torch; one compiled function per
+    setting, key (kappa, Sigma's form, causal)); the eager kernel where that does not apply
+    (recorded in ``torch_compile.STATS["fallbacks"]``)."""
+    if torch_compile.unavailable(be) is not None or 0 in tuple(frames.shape):
+        torch_compile.record_fallback(torch_compile.unavailable(be) or "empty input (frame_exp's matrix_exp path)")
+        return kla.kl_attention_structured(mu, Sigma, frames, kappa, be, diagonal_sigma=diagonal_sigma,
+                                           causal=causal)
+    rotation = kla.frame_exp(kla._frame_spec(frames)[1], be)
+    settings = (float(kappa), bool(diagonal_sigma), bool(causal))
+    inner = _COMPILED_BACKENDS.setdefault(be.label, cuda_graphs.graph_backend(be))
+
+    def structured(mu, Sigma, frames, rotation):
+        return tuple(kla._structured(mu, Sigma, frames, rotation, settings[0], inner, settings[1], settings[2]))
+    return kla.KLAttention(*torch_compile.run(structured, (mu, Sigma, frames, rotation), be,
+                                              key=("gt-structured", be.label) + settings))
+
+
+#: the backend the compiled kernel runs with (:func:`~attngeom.kernels.cuda_graphs.graph_backend`:
+#: its ``linalg.cholesky`` defers the info check while checks are deferred), one per device.
+_COMPILED_BACKENDS: dict = {}

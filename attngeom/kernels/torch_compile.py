@@ -60,7 +60,8 @@ def reset_stats() -> None:
     STATS.update(signatures=0, calls=0, fallbacks={})
 
 
-def _fallback(reason: str) -> None:
+def record_fallback(reason: str) -> None:
+    """Count one call that wanted the compiled path and ran eagerly, with its reason."""
     STATS["fallbacks"][reason] = STATS["fallbacks"].get(reason, 0) + 1
 
 
@@ -113,12 +114,12 @@ def run(function: Callable, args: tuple, be: Backend, *, key, mode: str | None =
     """
     reason = unavailable(be)
     if reason is not None:
-        _fallback(reason)
+        record_fallback(reason)
         return function(*args)
     mode = default_mode(be) if mode is None else mode
     full_key = (key, mode, cuda_graphs.signature(args))
     if full_key in _FAILED:
-        _fallback(_FAILED[full_key])
+        record_fallback(_FAILED[full_key])
         return function(*args)
     compiled = _COMPILED.get((key, mode))
     if compiled is None:
@@ -134,11 +135,11 @@ def run(function: Callable, args: tuple, be: Backend, *, key, mode: str | None =
         if _is_input_error(error):
             raise
         _FAILED[full_key] = f"compilation failed: {type(error).__name__}: {str(error).splitlines()[0][:160] if str(error) else ''}"
-        _fallback(_FAILED[full_key])
+        record_fallback(_FAILED[full_key])
         return function(*args)
     STATS["calls"] += 1
     if flags and not bool(be.module.stack([f.reshape(()) for f in flags]).all()):
-        _fallback("a deferred check failed (rerun eagerly)")
+        record_fallback("a deferred check failed (rerun eagerly)")
         return function(*args)
     if mode == "reduce-overhead":
         return cuda_graphs.map_tensors(out, lambda t: t.clone())

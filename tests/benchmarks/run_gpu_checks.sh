@@ -18,6 +18,8 @@
 #   bash tests/benchmarks/run_gpu_checks.sh gauge-graphs # the sweep from CUDA graphs (issue 26) and
 #                                                        # the kernel's gpu tests
 #   bash tests/benchmarks/run_gpu_checks.sh gauge-jax    # the jax-cuda sweep (slowest: compiles per N)
+#   bash tests/benchmarks/run_gpu_checks.sh gauge-compiled  # the CLI with torch.compile (reduce-overhead),
+#                                                        # N = 128 and 1024, full and diagonal Sigma
 #   bash tests/benchmarks/run_gpu_checks.sh gauge-profile  # where the GT kernel's CUDA time goes
 #                                                        # (torch.profiler, eager and graphed)
 #   bash tests/benchmarks/run_gpu_checks.sh gec          # GEC experiment, 1 seed x 2 epochs on CUDA (issue 16)
@@ -36,18 +38,19 @@
 # Results (JSON and logs) go to $OUT when set (the device tool's output folder), else to
 # tests/benchmarks/results/gpu.
 set -o pipefail
-part=${1:?usage: run_gpu_checks.sh tests|tests-other|reach-torch|reach-jax|throughput|gauge|gauge-graphs|gauge-jax|gauge-profile|hyperbolic|hyperbolic-attention|hyperbolic-compiled|gec|all}
+part=${1:?usage: run_gpu_checks.sh tests|tests-other|reach-torch|reach-jax|throughput|gauge|gauge-graphs|gauge-jax|gauge-profile|hyperbolic|hyperbolic-attention|hyperbolic-compiled|gauge-compiled|gec|all}
 if [ "$part" = all ]; then
     # priority order, each part:seconds; a part that runs past its limit is stopped and the
     # next one starts (the defaults sum to 570 s, under the device tool's 10-minute call;
     # measured on an H100: gauge-graphs 38 s, gauge-profile 12 s, hyperbolic-attention 74 s,
-    # tests-other 121 s, throughput 29 s, jax ~16 s a configuration; hyperbolic-compiled not
-    # yet measured: 4 kernels x 2 compilations; gauge-jax (measured twice: jax-cuda meets
-    # the targets), reach-torch, reach-jax (a minute per point) and gec (a smoke run) are
-    # left to their own calls)
+    # tests-other 121 s, throughput 29 s, jax ~16 s a configuration; hyperbolic-compiled and
+    # gauge-compiled not yet measured: 4 kernels x 2 compilations, 4 CLI calls of one
+    # compilation each; tests-other (121 s), gauge-jax (measured twice: jax-cuda meets the
+    # targets), reach-torch, reach-jax (a minute per point) and gec (a smoke run) are left
+    # to their own calls)
     final=${OUT:-tests/benchmarks/results/gpu}
     scratch=$(mktemp -d)
-    for spec in ${GPU_PARTS:-gauge:100 gauge-graphs:50 gauge-profile:25 hyperbolic-attention:90 hyperbolic-compiled:140 tests-other:130 throughput:35}; do
+    for spec in ${GPU_PARTS:-gauge:100 gauge-graphs:50 gauge-profile:25 hyperbolic-attention:90 hyperbolic-compiled:140 gauge-compiled:130 throughput:35}; do
         each=${spec%%:*}; limit=${spec##*:}
         start=$SECONDS
         OUT="$scratch" timeout "$limit" bash "$0" "$each" > /dev/null 2>&1
@@ -91,6 +94,17 @@ case "$part" in
                  exit $rc ;;
     gauge-graphs) run -m gpu tests/benchmarks/test_gauge_attention_bench.py::test_cuda_graphs tests/test_gauge_attention.py ;;
     gauge-jax)   run -m gpu "tests/benchmarks/test_gauge_attention_bench.py::test_cuda[jax]" ;;
+    gauge-compiled) # one CLI call per N and Sigma (each compiles once: ~30-60 s), JSON each
+                 rc=0
+                 for n in 128 1024; do
+                     for sigma in full diagonal; do
+                         flag=$([ "$sigma" = diagonal ] && echo --diagonal)
+                         python3 -m attngeom benchmark gauge-attention --backend torch --device cuda --n "$n" --no-direct \
+                             --repeats 7 --compile $flag --json > "$out/gauge_attention_cli_compiled_${sigma}_n$n.json" \
+                             2>> "$out/gauge_attention_cli_compiled.err" || rc=1
+                     done
+                 done
+                 exit $rc ;;
     gauge-profile) PYTHONPATH=.${PYTHONPATH:+:$PYTHONPATH} python3 tests/benchmarks/profile_gauge_kernel.py --device cuda --n 128,1024 --out "$out" 2>&1 | tee "$out/$part.log" ;;
     gec)         python3 -m attngeom experiment gec --seeds 0 --epochs 2 --workers 1 --device cuda --out "$out/gec" 2>&1 | tee "$out/gec_cli.log"; run -m gpu tests/test_gec_experiment.py ;;
     *) echo "unknown part $part" >&2; exit 2 ;;

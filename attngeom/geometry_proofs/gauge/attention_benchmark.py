@@ -38,6 +38,11 @@ like) and ``structured_graphed_over_standard`` (against the eager layer), under
 ``cuda_graphs.targets_met``.  Off torch-cuda the option times the eager paths under the
 graphed names, and ``cuda_graphs.fallbacks`` says so.
 
+With ``compiled`` the same for ``torch.compile`` (``structured_compiled``: the frame
+exponentials eager, everything after them compiled, "reduce-overhead" on CUDA;
+``standard_compiled``: the standard layer compiled; :mod:`attngeom.kernels.torch_compile`),
+ratios ``structured_compiled_over_standard[_compiled]``, part ``torch_compile``.
+
 Every figure is a median over ``repeats`` timed runs after one warm-up run; the inputs are
 drawn from ``Sampler(seed)`` as in GT §3.3 (frames phi with so(20) coordinates
 N(0, 0.1^2), one frame per token shared by the five heads as in §3.2, mu ~ N(0, 1),
@@ -96,6 +101,7 @@ class BenchmarkConfig:
     seed: int = 0
     dtype: str = "float64"
     cuda_graphs: bool = False
+    compiled: bool = False
 
     def planned_bytes(self) -> int:
         """An upper estimate of the float64 bytes alive at once: the inputs (NumPy and
@@ -308,8 +314,10 @@ def run_benchmark(config: BenchmarkConfig,
     jobs.append((per_token, (_congruence_job if config.diagonal else _factorizations_job)(mu, sigma, frames, be),
                  config.repeats))
     jobs.append(("softmax", _softmax_job(mu, sigma, frames, config.kappa, config.diagonal, be), config.repeats))
-    if config.cuda_graphs:
-        jobs += _graphed_jobs(config, be, mu, sigma, frames, tokens, weights, layer)
+    fast_parts = [part for part, wanted in (("cuda_graphs", config.cuda_graphs),
+                                            ("torch_compile", config.compiled)) if wanted]
+    for part in fast_parts:
+        jobs += _fast_jobs(part, config, be, mu, sigma, frames, tokens, weights, layer)
     if config.direct:
         jobs.append(("direct", direct, config.direct_repeats))
     # every kernel in full float32 products (JAX's GPU default is reduced; the structured
@@ -341,11 +349,9 @@ def run_benchmark(config: BenchmarkConfig,
         ratios["unavoidable_over_floor_cpu_time"] = 1.0 + (cpu[per_token] + cpu["softmax"]) / floor_cpu
     report = {"config": asdict(config), "device_label": be.label, "heap_kept": heap_kept, "timings": timings,
               "ratios": ratios}
-    if config.cuda_graphs:
-        report["cuda_graphs"] = _graphed_section(config, be, timings, ratios, structured,
-                                                 lambda: kl_attention_structured(
-                                                     mu, sigma, frames, config.kappa, be,
-                                                     diagonal_sigma=config.diagonal, graphs=True))
+    for part in fast_parts:
+        report[part] = _fast_section(part, config, be, timings, ratios, structured,
+                                     _fast_kernel(part, config, be, mu, sigma, frames))
     if config.dtype != "float64":
         report["error_against_float64"] = _error_against_float64(structured(), inputs, config, be)
     if config.direct:
@@ -361,50 +367,70 @@ def run_benchmark(config: BenchmarkConfig,
 CUDA_TARGET_OVER_STANDARD = 3.0
 
 
-def _graphed_jobs(config: BenchmarkConfig, be, mu, sigma, frames, tokens, weights, layer) -> list:
-    """The timing jobs of ``cuda_graphs``: the structured kernel and the standard layer
-    replayed from CUDA graphs (:mod:`attngeom.kernels.cuda_graphs`; captured in the warm-up
-    run that precedes the timed ones).  The graph cache and its counters start empty."""
-    from attngeom.kernels import cuda_graphs
-    cuda_graphs.clear()
-    cuda_graphs.reset_stats()
-
-    def structured_graphed():
-        return kl_attention_structured(mu, sigma, frames, config.kappa, be,
-                                       diagonal_sigma=config.diagonal, graphs=True)
-
-    def standard_graphed():
-        return cuda_graphs.run(lambda t, w, _be: layer(t, w), (tokens, weights), be,
-                               key=("gauge-benchmark-standard-layer", config.heads))
-    return [("structured_graphed", structured_graphed, config.repeats),
-            ("standard_graphed", standard_graphed, config.repeats)]
+#: the faster ways of running the structured kernel and the standard layer on torch, by the
+#: report's part: (label, runner module, the kernel's keyword). CUDA graphs
+#: (:mod:`attngeom.kernels.cuda_graphs`) and torch.compile (:mod:`attngeom.kernels.torch_compile`).
+FAST_PARTS = {"cuda_graphs": ("graphed", "cuda_graphs", "graphs"),
+              "torch_compile": ("compiled", "torch_compile", "compiled")}
 
 
-def _graphed_section(config: BenchmarkConfig, be, timings: dict, ratios: dict, eager: Callable,
-                     graphed: Callable) -> dict:
-    """Ratios of the graphed kernel (added to ``ratios``) and the ``cuda_graphs`` part of
-    the report: whether the timed calls were replays (``graphed``: replays and no fallback),
-    the cache's counters and fallback reasons, the targets judged against the graphed and
-    the eager standard layer, and max |graphed - eager| of K, beta and the values."""
-    from attngeom.kernels import cuda_graphs
+def _runner(part: str):
+    import importlib
+    return importlib.import_module(f"attngeom.kernels.{FAST_PARTS[part][1]}")
+
+
+def _fast_kernel(part: str, config: BenchmarkConfig, be, mu, sigma, frames) -> Callable:
+    """The structured kernel run the way of ``part`` (``graphs=True`` or ``compiled=True``)."""
+    option = {FAST_PARTS[part][2]: True}
+    return lambda: kl_attention_structured(mu, sigma, frames, config.kappa, be,
+                                           diagonal_sigma=config.diagonal, **option)
+
+
+def _fast_jobs(part: str, config: BenchmarkConfig, be, mu, sigma, frames, tokens, weights, layer) -> list:
+    """The timing jobs of ``part``: the structured kernel and the standard layer replayed
+    from CUDA graphs, or compiled by torch.compile (captured / compiled in the warm-up run
+    that precedes the timed ones).  The runner's cache and counters start empty."""
+    label, runner = FAST_PARTS[part][0], _runner(part)
+    runner.clear()
+    runner.reset_stats()
+    key = ("gauge-benchmark-standard-layer", config.heads)
+    if part == "cuda_graphs":
+        def standard_fast():
+            return runner.run(lambda t, w, _be: layer(t, w), (tokens, weights), be, key=key)
+    else:
+        def standard_fast():
+            return runner.run(layer, (tokens, weights), be, key=key)
+    return [(f"structured_{label}", _fast_kernel(part, config, be, mu, sigma, frames), config.repeats),
+            (f"standard_{label}", standard_fast, config.repeats)]
+
+
+def _fast_section(part: str, config: BenchmarkConfig, be, timings: dict, ratios: dict, eager: Callable,
+                  fast: Callable) -> dict:
+    """Ratios of the graphed (or compiled) kernel, added to ``ratios``, and the ``part`` of
+    the report: whether the timed calls went that way (``graphed``: replays and no fallback;
+    ``compiled``: compiled calls and no fallback), the runner's counters and fallback
+    reasons, the targets judged against the graphed (compiled) and the eager standard layer,
+    and max |fast - eager| of K, beta and the values."""
+    label, runner = FAST_PARTS[part][0], _runner(part)
     try:
         median = {name: timings[name]["median_s"] for name in
-                  ("structured", "structured_graphed", "standard", "standard_graphed")}
-        ratios["structured_graphed_over_standard"] = median["structured_graphed"] / median["standard"]
-        ratios["structured_graphed_over_standard_graphed"] = (median["structured_graphed"]
-                                                             / median["standard_graphed"])
-        ratios["structured_over_standard_graphed"] = median["structured"] / median["standard_graphed"]
-        ratios["structured_over_structured_graphed"] = median["structured"] / median["structured_graphed"]
-        counters = cuda_graphs.stats()
-        a, b = eager(), graphed()
+                  ("structured", f"structured_{label}", "standard", f"standard_{label}")}
+        ratios[f"structured_{label}_over_standard"] = median[f"structured_{label}"] / median["standard"]
+        ratios[f"structured_{label}_over_standard_{label}"] = (median[f"structured_{label}"]
+                                                               / median[f"standard_{label}"])
+        ratios[f"structured_over_standard_{label}"] = median["structured"] / median[f"standard_{label}"]
+        ratios[f"structured_over_structured_{label}"] = median["structured"] / median[f"structured_{label}"]
+        counters = runner.stats()
+        a, b = eager(), fast()
         agreement = {name: float(np.max(np.abs(be.to_numpy(getattr(a, name)) - be.to_numpy(getattr(b, name)))))
                      for name in ("kl", "beta", "values")}
-        counters_after = cuda_graphs.stats()
+        counters_after = runner.stats()
     finally:
-        cuda_graphs.clear()
-    judged = ("structured_graphed_over_standard_graphed", "structured_graphed_over_standard")
-    return {"graphed": counters["replays"] > 0 and not counters["fallbacks"],
-            "applicable": cuda_graphs.applicable(be),
+        runner.clear()
+    judged = (f"structured_{label}_over_standard_{label}", f"structured_{label}_over_standard")
+    engaged = (counters["replays"] if part == "cuda_graphs" else counters["calls"]) > 0
+    applicable = runner.applicable(be) if part == "cuda_graphs" else runner.unavailable(be) is None
+    return {label: engaged and not counters["fallbacks"], "applicable": applicable,
             "stats": counters, "stats_after_agreement": counters_after,
             "target_over_standard": CUDA_TARGET_OVER_STANDARD,
             "targets_met": {name: ratios[name] <= CUDA_TARGET_OVER_STANDARD for name in judged},
@@ -442,14 +468,17 @@ def format_report(report: dict) -> str:
     if "agreement" in report:
         agreement = "  ".join(f"{k} {v:.2e}" for k, v in report["agreement"].items())
         lines.append(f"  direct vs structured max |diff|: {agreement}")
-    if "cuda_graphs" in report:
-        graphs = report["cuda_graphs"]
-        state = ("replayed from CUDA graphs" if graphs["graphed"] else
-                 f"NOT graphed (fallbacks: {graphs['stats']['fallbacks'] or 'not torch-cuda'})")
-        agreement = "  ".join(f"{k} {v:.2e}" for k, v in graphs["agreement_with_eager"].items())
-        met = "  ".join(f"{k} {'met' if v else 'missed'}" for k, v in graphs["targets_met"].items())
-        lines.append(f"  cuda graphs: {state}; graphed vs eager max |diff|: {agreement}")
-        lines.append(f"  target <= {graphs['target_over_standard']:g}x: {met}")
+    for part, (label, _, _) in FAST_PARTS.items():
+        if part not in report:
+            continue
+        section = report[part]
+        state = ((f"replayed from CUDA graphs" if label == "graphed" else "compiled by torch.compile")
+                 if section[label] else
+                 f"NOT {label} (fallbacks: {section['stats']['fallbacks'] or 'not applicable'})")
+        agreement = "  ".join(f"{k} {v:.2e}" for k, v in section["agreement_with_eager"].items())
+        met = "  ".join(f"{k} {'met' if v else 'missed'}" for k, v in section["targets_met"].items())
+        lines.append(f"  {part.replace('_', ' ')}: {state}; {label} vs eager max |diff|: {agreement}")
+        lines.append(f"  target <= {section['target_over_standard']:g}x: {met}")
     if "error_against_float64" in report:
         error = "  ".join(f"{k} {v:.2e}" for k, v in report["error_against_float64"].items())
         lines.append(f"  against float64: {error}")
