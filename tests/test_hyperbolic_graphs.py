@@ -128,6 +128,36 @@ def test_compile_runner_falls_back_where_it_cannot_compile(monkeypatch):
 
 
 @pytest.mark.slow
+def test_compiled_closures_of_one_code_do_not_share_dynamo_cache():
+    """Twelve closures of one lambda over twelve torch functions (as the benchmarks' kernel
+    tables close over their kernels: Dynamo guards on the function's identity, so each is
+    its own graph), each under its own key, at two shapes: 24 graphs of one code, three
+    times Dynamo's recompile limit of 8 per code object.  Every call is compiled (no
+    fallback) and right: the runner compiles each key from a wrapper with its own code; a
+    run past the limit would be recorded, not silently eager."""
+    import torch
+
+    from attngeom.kernels import torch_compile
+    be = get_backend("torch")
+    if torch_compile.unavailable(be):
+        pytest.skip(torch_compile.unavailable(be))
+    torch_compile.clear()
+    torch_compile.reset_stats()
+    try:
+        unary = [torch.sin, torch.cos, torch.tan, torch.exp, torch.tanh, torch.sinh, torch.cosh,
+                 torch.sigmoid, torch.atan, torch.asinh, torch.expm1, torch.log1p]
+        functions = [(lambda x, g=g: g(x) + x) for g in unary]
+        for size in (5, 7):
+            x = torch.linspace(0.0, 1.0, size, dtype=torch.float64)
+            for a, (g, function) in enumerate(zip(unary, functions)):
+                out = torch_compile.run(function, (x,), be, key=("closure", a))
+                assert torch.allclose(out, g(x) + x, rtol=1e-15, atol=1e-15)
+        assert torch_compile.stats() == {"signatures": 24, "calls": 24, "fallbacks": {}}
+    finally:
+        torch_compile.clear()
+
+
+@pytest.mark.slow
 def test_compiled_gram_kernels_on_torch_cpu():
     """torch.compile of two Gram kernels (eq 14 with Algorithm 1, and the Lorentz model) on
     torch's CPU: equal to the eager kernels to 1e-12 for two input sets of one shape and a

@@ -23,9 +23,12 @@ Modes: ``"default"`` on the CPU; on CUDA ``"reduce-overhead"`` (the compiled gra
 from CUDA graphs: the launches go too), whose outputs torch overwrites at the next replay,
 so :func:`run` returns clones there.
 
-Where it does not apply (not torch, or torch on the CPU without a C++ compiler, which
-Inductor's CPU code needs) and where compiling fails, :func:`run` calls ``function``
-eagerly (the same results) and records why under ``STATS["fallbacks"]`` (:func:`stats`; the
+Each key's function is compiled from a wrapper with its own code object (Dynamo's cache
+and its limit of 8 graphs are per code object: kernels made as closures of one lambda would
+share them, and past the limit Dynamo silently runs eagerly, which :func:`run` turns into a
+recorded fallback).  Where it does not apply (not torch, or torch on the CPU without a C++
+compiler, which Inductor's CPU code needs) and where compiling fails, :func:`run` calls
+``function`` eagerly (the same results) and records why under ``STATS["fallbacks"]`` (:func:`stats`; the
 benchmarks put it in their JSON).  Compilation costs seconds per kernel and shape (15-17 s
 for eq 14 on this 2-core CPU): the kernels stay eager unless a caller asks for this.
 """
@@ -123,13 +126,16 @@ def run(function: Callable, args: tuple, be: Backend, *, key, mode: str | None =
         return function(*args)
     compiled = _COMPILED.get((key, mode))
     if compiled is None:
-        compiled = _COMPILED[key, mode] = be.module.compile(function, mode=mode)
+        compiled = _COMPILED[key, mode] = be.module.compile(_own_code(function, len(_COMPILED)), mode=mode)
     if full_key not in _SEEN:
         _SEEN.add(full_key)
         STATS["signatures"] += 1
     flags: list = []
     try:
-        with cuda_graphs.deferring_checks(flags):
+        # past its recompile limit Dynamo would run the frame eagerly without a word: make
+        # that an error, so that it is recorded as a fallback (and the call runs eagerly)
+        with cuda_graphs.deferring_checks(flags), \
+                be.module._dynamo.config.patch(fail_on_recompile_limit_hit=True):
             out = compiled(*args)
     except Exception as error:      # noqa: BLE001 -- a failed compilation runs eagerly, recorded
         if _is_input_error(error):
@@ -144,6 +150,17 @@ def run(function: Callable, args: tuple, be: Backend, *, key, mode: str | None =
     if mode == "reduce-overhead":
         return cuda_graphs.map_tensors(out, lambda t: t.clone())
     return out
+
+
+def _own_code(function: Callable, number: int) -> Callable:
+    """``function`` called from a wrapper with a code object of its own.  Dynamo keeps its
+    compiled graphs per code object, at most ``recompile_limit`` (8) of them: functions
+    that share one code (closures or lambdas made in a loop, e.g. the benchmarks' kernel
+    table) would share those 8 places across every key, and past them run eagerly."""
+    def call(*args):
+        return function(*args)
+    call.__code__ = call.__code__.replace(co_name=f"compiled_{number}")
+    return call
 
 
 def _is_input_error(error: Exception) -> bool:
