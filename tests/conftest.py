@@ -20,6 +20,21 @@ def run_cli(capsys):
     return run
 
 
+@pytest.fixture
+def compiled_torch():
+    """torch's CPU backend with :mod:`attngeom.kernels.torch_compile`'s caches and counters
+    emptied before and after the test (skipped where torch.compile cannot run)."""
+    from attngeom.kernels import torch_compile
+    from attngeom.kernels.backend import get_backend
+    be = get_backend("torch")
+    if torch_compile.unavailable(be):
+        pytest.skip(torch_compile.unavailable(be))
+    torch_compile.clear()
+    torch_compile.reset_stats()
+    yield be
+    torch_compile.clear()
+
+
 def cuda_available(backend: str = "torch") -> bool:
     try:
         from attngeom.kernels.backend import get_backend

@@ -617,70 +617,53 @@ def test_graphs_equal_eager_on_cuda():
         cuda_graphs.clear()
 
 
-def test_benchmark_cuda_graphs_option_off_cuda(run_cli):
-    """--cuda-graphs off torch-cuda: accepted, the eager paths timed under the graphed
-    names, reported as not graphed, graphed = eager exactly."""
-    report = run_benchmark(BenchmarkConfig(tokens=6, dim=6, heads=2, batch=1, repeats=1, backend="torch",
-                                           direct=False, cuda_graphs=True))
-    graphs = report["cuda_graphs"]
-    assert graphs["graphed"] is False and graphs["applicable"] is False
-    assert max(graphs["agreement_with_eager"].values()) == 0.0
-    assert {"structured_graphed", "standard_graphed"} <= set(report["timings"])
-    assert set(graphs["targets_met"]) == {"structured_graphed_over_standard_graphed",
-                                          "structured_graphed_over_standard"}
+@pytest.mark.parametrize("part,label,backend,option,reason", [
+    ("cuda_graphs", "graphed", "torch", "--cuda-graphs", None),
+    ("torch_compile", "compiled", "numpy", "--compile", "torch.compile is torch's")])
+def test_benchmark_fast_option_where_it_does_not_apply(run_cli, part, label, backend, option, reason):
+    """--cuda-graphs off torch-cuda and --compile off torch: accepted, the eager paths timed
+    under the graphed (compiled) names, reported as not graphed (not compiled; with the
+    reason where the runner gives one), fast = eager exactly."""
+    report = run_benchmark(BenchmarkConfig(tokens=6, dim=6, heads=2, batch=1, repeats=1, backend=backend,
+                                           direct=False, **{"cuda_graphs" if label == "graphed" else "compiled": True}))
+    section = report[part]
+    assert section[label] is False and section["applicable"] is False
+    assert max(section["agreement_with_eager"].values()) == 0.0
+    assert {f"structured_{label}", f"standard_{label}"} <= set(report["timings"])
+    assert set(section["targets_met"]) == {f"structured_{label}_over_standard_{label}",
+                                           f"structured_{label}_over_standard"}
+    if reason:
+        assert any(reason in text for text in section["stats"]["fallbacks"])
     code, out, _ = run_cli("benchmark", "gauge-attention", "--n", 6, "--k", 6, "--heads", 2, "--batch", 1,
-                           "--no-direct", "--repeats", 1, "--cuda-graphs", "--json")
-    assert code == 0 and json.loads(out)["cuda_graphs"]["graphed"] is False
-
-
-def test_benchmark_compile_option_off_torch(run_cli):
-    """--compile where torch.compile does not apply (NumPy): accepted, the eager paths timed
-    under the compiled names, reported as not compiled with the reason; compiled = eager
-    exactly."""
-    report = run_benchmark(BenchmarkConfig(tokens=6, dim=6, heads=2, batch=1, repeats=1, backend="numpy",
-                                           direct=False, compiled=True))
-    part = report["torch_compile"]
-    assert part["compiled"] is False and part["applicable"] is False
-    assert max(part["agreement_with_eager"].values()) == 0.0
-    assert {"structured_compiled", "standard_compiled"} <= set(report["timings"])
-    assert any("torch.compile is torch's" in reason for reason in part["stats"]["fallbacks"])
-    code, out, _ = run_cli("benchmark", "gauge-attention", "--n", 6, "--k", 6, "--heads", 2, "--batch", 1,
-                           "--no-direct", "--repeats", 1, "--compile")
-    assert code == 0 and "torch compile: NOT compiled" in out
+                           "--no-direct", "--repeats", 1, "--backend", backend, option, "--json")
+    assert code == 0 and json.loads(out)[part][label] is False
 
 
 @pytest.mark.slow
-def test_compiled_kernel_on_torch_cpu():
+def test_compiled_kernel_on_torch_cpu(compiled_torch):
     """compiled=True on torch's CPU (torch.compile of everything after the frame
     exponentials): K, beta and the values equal the eager kernel's (<= 1e-10, the (a) = (b)
     bound) for full and diagonal Sigma, with the causal mask, for two input sets; a Sigma
     that is not positive definite fails the deferred Cholesky check and reruns the eager
     kernel, which raises its error (~60 s of compilation)."""
     from attngeom.kernels import torch_compile
-    be = get_backend("torch")
-    if torch_compile.unavailable(be):
-        pytest.skip(torch_compile.unavailable(be))
-    torch_compile.clear()
-    torch_compile.reset_stats()
-    try:
-        for diagonal in (False, True):
-            for causal, seed in ((False, 0), (True, 2), (False, 2)):
-                args = _graph_inputs(be, diagonal, seed=seed)
-                eager = kl_attention_structured(*args, 0.7, be, diagonal_sigma=diagonal, causal=causal)
-                fast = kl_attention_structured(*args, 0.7, be, diagonal_sigma=diagonal, causal=causal,
-                                               compiled=True)
-                for name in ("kl", "beta", "values"):
-                    difference = np.max(np.abs(be.to_numpy(getattr(eager, name)) - be.to_numpy(getattr(fast, name))))
-                    assert difference <= 1e-10, (diagonal, causal, seed, name, difference)
-        assert torch_compile.stats()["calls"] == 6 and not torch_compile.stats()["fallbacks"]
-        mu, sigma, frames = _graph_inputs(be, False)
-        broken = sigma.clone()
-        broken[..., 0, 0] = -1.0
-        with pytest.raises(Exception, match="positive-definite|factorization could not be completed"):
-            kl_attention_structured(mu, broken, frames, 0.7, be, compiled=True)
-        assert "a deferred check failed (rerun eagerly)" in torch_compile.stats()["fallbacks"]
-    finally:
-        torch_compile.clear()
+    be = compiled_torch
+    for diagonal in (False, True):
+        for causal, seed in ((False, 0), (True, 2), (False, 2)):
+            args = _graph_inputs(be, diagonal, seed=seed)
+            eager = kl_attention_structured(*args, 0.7, be, diagonal_sigma=diagonal, causal=causal)
+            fast = kl_attention_structured(*args, 0.7, be, diagonal_sigma=diagonal, causal=causal,
+                                           compiled=True)
+            for name in ("kl", "beta", "values"):
+                difference = np.max(np.abs(be.to_numpy(getattr(eager, name)) - be.to_numpy(getattr(fast, name))))
+                assert difference <= 1e-10, (diagonal, causal, seed, name, difference)
+    assert torch_compile.stats()["calls"] == 6 and not torch_compile.stats()["fallbacks"]
+    mu, sigma, frames = _graph_inputs(be, False)
+    broken = sigma.clone()
+    broken[..., 0, 0] = -1.0
+    with pytest.raises(Exception, match="positive-definite|factorization could not be completed"):
+        kl_attention_structured(mu, broken, frames, 0.7, be, compiled=True)
+    assert "a deferred check failed (rerun eagerly)" in torch_compile.stats()["fallbacks"]
 
 
 def test_profile_script_runs_on_the_cpu(tmp_path):

@@ -128,7 +128,7 @@ def test_compile_runner_falls_back_where_it_cannot_compile(monkeypatch):
 
 
 @pytest.mark.slow
-def test_compiled_closures_of_one_code_do_not_share_dynamo_cache():
+def test_compiled_closures_of_one_code_do_not_share_dynamo_cache(compiled_torch):
     """Twelve closures of one lambda over twelve torch functions (as the benchmarks' kernel
     tables close over their kernels: Dynamo guards on the function's identity, so each is
     its own graph), each under its own key, at two shapes: 24 graphs of one code, three
@@ -138,27 +138,19 @@ def test_compiled_closures_of_one_code_do_not_share_dynamo_cache():
     import torch
 
     from attngeom.kernels import torch_compile
-    be = get_backend("torch")
-    if torch_compile.unavailable(be):
-        pytest.skip(torch_compile.unavailable(be))
-    torch_compile.clear()
-    torch_compile.reset_stats()
-    try:
-        unary = [torch.sin, torch.cos, torch.tan, torch.exp, torch.tanh, torch.sinh, torch.cosh,
-                 torch.sigmoid, torch.atan, torch.asinh, torch.expm1, torch.log1p]
-        functions = [(lambda x, g=g: g(x) + x) for g in unary]
-        for size in (5, 7):
-            x = torch.linspace(0.0, 1.0, size, dtype=torch.float64)
-            for a, (g, function) in enumerate(zip(unary, functions)):
-                out = torch_compile.run(function, (x,), be, key=("closure", a))
-                assert torch.allclose(out, g(x) + x, rtol=1e-15, atol=1e-15)
-        assert torch_compile.stats() == {"signatures": 24, "calls": 24, "fallbacks": {}}
-    finally:
-        torch_compile.clear()
+    unary = [torch.sin, torch.cos, torch.tan, torch.exp, torch.tanh, torch.sinh, torch.cosh,
+             torch.sigmoid, torch.atan, torch.asinh, torch.expm1, torch.log1p]
+    functions = [(lambda x, g=g: g(x) + x) for g in unary]
+    for size in (5, 7):
+        x = torch.linspace(0.0, 1.0, size, dtype=torch.float64)
+        for a, (g, function) in enumerate(zip(unary, functions)):
+            out = torch_compile.run(function, (x,), compiled_torch, key=("closure", a))
+            assert torch.allclose(out, g(x) + x, rtol=1e-15, atol=1e-15)
+    assert torch_compile.stats() == {"signatures": 24, "calls": 24, "fallbacks": {}}
 
 
 @pytest.mark.slow
-def test_compiled_gram_kernels_on_torch_cpu():
+def test_compiled_gram_kernels_on_torch_cpu(compiled_torch):
     """torch.compile of two Gram kernels (eq 14 with Algorithm 1, and the Lorentz model) on
     torch's CPU: equal to the eager kernels to 1e-12 for two input sets of one shape and a
     second shape; the ball checks deferred inside the compiled code, so a point outside the
@@ -169,28 +161,21 @@ def test_compiled_gram_kernels_on_torch_cpu():
     from attngeom.geometry_proofs.hyperbolic.graphs import compiled
     from attngeom.kernels import torch_compile
     from attngeom.kernels.errors import BadInput
-    be = get_backend("torch")
-    if torch_compile.unavailable(be):
-        pytest.skip(torch_compile.unavailable(be))
-    torch_compile.clear()
-    torch_compile.reset_stats()
+    be = compiled_torch
     check = poincare.check_in_ball
-    try:
-        kernels = {name: compiled(name, lambda q, k, v, f=IMPLEMENTATIONS[name]: f(q, k, v, 1.0), 1.0, be)
-                   for name in ("geodesic", "lorentz")}
-        for n, radius in ((24, 1.0), (24, 2.0), (40, 1.0)):
-            ball, hyperboloid = _graph_inputs(be, n=n, radius=radius)
-            for name, kernel in kernels.items():
-                inputs = hyperboloid if name == "lorentz" else ball
-                eager = be.to_numpy(IMPLEMENTATIONS[name](*inputs, 1.0))
-                assert np.max(np.abs(eager - be.to_numpy(kernel(*inputs)))) <= 1e-12, (name, n, radius)
-        counters = torch_compile.stats()
-        assert counters["calls"] == 6 and not counters["fallbacks"], counters
-        assert poincare.check_in_ball is check
-        outside = [x.clone() for x in ball]
-        outside[2][3] *= 1e3 / float(outside[2][3].norm())
-        with pytest.raises(BadInput, match="Poincare ball"):
-            kernels["geodesic"](*outside)
-        assert "a deferred check failed (rerun eagerly)" in torch_compile.stats()["fallbacks"]
-    finally:
-        torch_compile.clear()
+    kernels = {name: compiled(name, lambda q, k, v, f=IMPLEMENTATIONS[name]: f(q, k, v, 1.0), 1.0, be)
+               for name in ("geodesic", "lorentz")}
+    for n, radius in ((24, 1.0), (24, 2.0), (40, 1.0)):
+        ball, hyperboloid = _graph_inputs(be, n=n, radius=radius)
+        for name, kernel in kernels.items():
+            inputs = hyperboloid if name == "lorentz" else ball
+            eager = be.to_numpy(IMPLEMENTATIONS[name](*inputs, 1.0))
+            assert np.max(np.abs(eager - be.to_numpy(kernel(*inputs)))) <= 1e-12, (name, n, radius)
+    counters = torch_compile.stats()
+    assert counters["calls"] == 6 and not counters["fallbacks"], counters
+    assert poincare.check_in_ball is check
+    outside = [x.clone() for x in ball]
+    outside[2][3] *= 1e3 / float(outside[2][3].norm())
+    with pytest.raises(BadInput, match="Poincare ball"):
+        kernels["geodesic"](*outside)
+    assert "a deferred check failed (rerun eagerly)" in torch_compile.stats()["fallbacks"]

@@ -46,11 +46,22 @@ def _report(backend: str, device: str, sizes) -> dict:
     except BackendUnavailable as exc:
         pytest.skip(str(exc))
     report = run_benchmark(BenchmarkConfig(sizes=tuple(sizes), backend=backend, device=device, repeats=REPEATS))
+    return _saved(report, be.label)
+
+
+def _saved(report: dict, name: str, part: str | None = None, label: str = "") -> dict:
+    """Write ``report`` to $ATTNGEOM_BENCH_DIR/hyperbolic_attention_<name>.json, print its
+    table, assert the Gram vs element-wise agreement (<= 1e-12) and, with ``part``, that
+    the part engaged (``label``: graphed / compiled, no fallback) and equals the eager
+    kernels (<= 1e-12)."""
     out = Path(os.environ.get("ATTNGEOM_BENCH_DIR", "tests/benchmarks/results"))
     out.mkdir(parents=True, exist_ok=True)
-    (out / f"hyperbolic_attention_{be.label}.json").write_text(json.dumps(report, indent=1))
+    (out / f"hyperbolic_attention_{name}.json").write_text(json.dumps(report, indent=1))
     print("\n" + format_report(report))
     assert max(report["agreement"].values()) <= 1e-12
+    if part is not None:
+        assert report[part][label], report[part]["stats"]
+        assert max(report[part]["agreement_with_eager"].values()) <= 1e-12
     return report
 
 
@@ -99,22 +110,15 @@ def test_hyperbolic_attention_cuda_graphs():
         pytest.skip(str(exc))
     report = run_benchmark(BenchmarkConfig(sizes=(128, 1024, 4096), backend="torch", device="cuda",
                                            repeats=5, cuda_graphs=True))
-    out = Path(os.environ.get("ATTNGEOM_BENCH_DIR", "tests/benchmarks/results"))
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"hyperbolic_attention_{be.label}_graphs.json").write_text(json.dumps(report, indent=1))
-    print("\n" + format_report(report))
-    graphs = report["cuda_graphs"]
-    assert graphs["graphed"], graphs["stats"]
-    assert max(graphs["agreement_with_eager"].values()) <= 1e-12
-    assert max(report["agreement"].values()) <= 1e-12
+    _saved(report, f"{be.label}_graphs", "cuda_graphs", "graphed")
 
 
 # -- torch.compile (issue 26; the CPU tests of the compiled path: tests/test_hyperbolic_graphs.py) --
 
 def _compiled_report(device: str, sizes) -> dict:
     """The benchmark with ``compiled=True`` on torch (the kernels with a target and Euclidean
-    attention compiled), figures to hyperbolic_attention_<label>_compiled.json; asserts
-    that they compiled (no fallback) and equal the eager kernels (<= 1e-12)."""
+    attention compiled), figures to hyperbolic_attention_<label>_compiled.json (:func:`_saved`:
+    compiled, no fallback, equal to the eager kernels)."""
     try:
         be = get_backend("torch", device)
     except BackendUnavailable as exc:
@@ -124,14 +128,7 @@ def _compiled_report(device: str, sizes) -> dict:
         pytest.skip(torch_compile.unavailable(be))
     report = run_benchmark(BenchmarkConfig(sizes=tuple(sizes), backend="torch", device=device,
                                            repeats=REPEATS if device == "cpu" else 5, compiled=True))
-    out = Path(os.environ.get("ATTNGEOM_BENCH_DIR", "tests/benchmarks/results"))
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"hyperbolic_attention_{be.label}_compiled.json").write_text(json.dumps(report, indent=1))
-    print("\n" + format_report(report))
-    part = report["torch_compile"]
-    assert part["compiled"], part["stats"]
-    assert max(part["agreement_with_eager"].values()) <= 1e-12
-    return report
+    return _saved(report, f"{be.label}_compiled", "torch_compile", "compiled")
 
 
 def test_hyperbolic_attention_compiled_cpu():
