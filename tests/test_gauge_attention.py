@@ -681,6 +681,28 @@ def test_profile_script_runs_on_the_cpu(tmp_path):
     assert all(case["top"] for case in report)
 
 
+@pytest.mark.slow
+def test_gathered_pair_products_compile(compiled_torch):
+    """The CUDA path's gathers (``_gathered_pair_products``, which keeps its index tensors in
+    a module-level cache made on first use) traced by torch.compile on the CPU, with the
+    cache empty at trace time: the slices' numbers on both axes, no fallback (the compiled
+    GT kernel takes this path on CUDA, where it is measured by run_gpu_checks.sh
+    gauge-compiled)."""
+    from attngeom.kernels import torch_compile
+    be = compiled_torch
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(2, 3, 6, 5))
+    rows, cols = kla._pairs(5)
+    want = x[..., rows] * x[..., cols]
+    kla._PAIR_INDEX.clear()
+    for axis in (-1, -2):
+        source = x if axis == -1 else np.swapaxes(x, -1, -2)
+        got = torch_compile.run(lambda t, axis=axis: kla._gathered_pair_products(t, be, axis), (be.asarray(source),),
+                                be, key=("pair-products", axis))
+        assert np.array_equal(got.numpy() if axis == -1 else np.swapaxes(got.numpy(), -1, -2), want)
+    assert torch_compile.stats()["calls"] == 2 and not torch_compile.stats()["fallbacks"]
+
+
 def test_gathered_pair_products_equal_the_slices():
     """_gathered_pair_products (torch's CUDA path of _pair_products: two index_select and one
     product) gives the slices' numbers on both axes, and its gradient is autograd's; run on
