@@ -276,14 +276,15 @@ def softmax_last(x, be: Backend):
     fused (CPU time, docs/gauge-attention.md, third pass).  Near underflow the fused kernel
     slows about 2x (0.33 to 0.72 ms on [1920, 128] float32), torch.exp 20-30x (0.5 to 11-17
     ms).  The mask-free kernel outside autograd
-    clamps in place instead (:func:`_attention_weights`).  CUDA, NumPy and JAX keep the
-    formula below."""
+    clamps in place instead (:func:`_attention_weights`).
+
+    On torch's CUDA ``torch.softmax`` too: one fused kernel (a read and a write of the [N, N]
+    rows) where the formula below is five passes (max, subtract, exp, sum, divide: at N =
+    1024 each ~50-90 us on an H100, about a fifth of the GT kernel's graphed time there,
+    docs/gauge-attention.md; not yet timed on a GPU in this form).  NumPy and JAX keep the formula (XLA fuses it)."""
     if be.name == "torch":
-        if x.device.type == "cpu":
-            return be.module.softmax(x, dim=-1)
-        peak = x.amax(dim=-1, keepdim=True)
-    else:
-        peak = be.module.max(x, axis=-1, keepdims=True)
+        return be.module.softmax(x, dim=-1)
+    peak = be.module.max(x, axis=-1, keepdims=True)
     weights = be.module.exp(x - peak)
     return weights / be.sum(weights, -1)[..., None]
 
@@ -926,12 +927,14 @@ def _structured(mu, Sigma, frames, rotation, kappa, be: Backend, diagonal_sigma:
 
 def _attention_weights(kl, kappa: float, causal: bool, be: Backend):
     """beta_ij = softmax_j(-K_ij / kappa) (GT eqs 13, 58).  Without a mask, on NumPy and on
-    torch outside autograd, in one buffer: exp((min_j K_ij - K_ij) / kappa) normalized in
-    place, four passes over the N x N array instead of seven and one allocation instead of
-    four (the same numbers: the row minimum of K is the row maximum of the logits; on torch's
-    CPU weights below e times the smallest normal number are raised to it, see below)."""
-    if causal or not (be.name == "numpy" or _untracked(kl, be)):
-        # the mask and autograd: softmax_last (torch.softmax on torch's CPU, exact)
+    torch's CPU outside autograd, in one buffer: exp((min_j K_ij - K_ij) / kappa) normalized
+    in place, four passes over the N x N array instead of seven and one allocation instead
+    of four (the same numbers: the row minimum of K is the row maximum of the logits; on
+    torch's CPU weights below e times the smallest normal number are raised to it, see
+    below).  There torch's fused softmax is slower (float64 at [15, 512, 512]: 48.7 against
+    18.4 ms CPU time); on CUDA it is the faster form (:func:`softmax_last`)."""
+    if causal or not (be.name == "numpy" or (_untracked(kl, be) and kl.device.type == "cpu")):
+        # the mask, autograd and CUDA: softmax_last (torch.softmax on torch: fused, exact)
         return softmax_last(_causal_logits(kl, kappa, causal, be), be)
     if be.name == "numpy":
         beta = np.subtract(kl.min(-1, keepdims=True), kl)
@@ -941,15 +944,12 @@ def _attention_weights(kl, kappa: float, causal: bool, be: Backend):
         return beta
     beta = be.module.sub(kl.amin(-1, keepdim=True), kl)
     beta.mul_(1.0 / kappa)
-    if beta.device.type == "cpu":
-        # exponents below 1 + log(smallest normal) raised to it: torch's CPU exp takes a slow
-        # path for results that underflow or come near it (float32 at GT's size, where 98%
-        # of the exponents do: 3.6 against 0.3 ms; at exactly log(tiny) still 10 ms), so
-        # such a weight becomes e times the smallest normal number (3.2e-38 in float32,
-        # 6e-308 in float64) instead of a subnormal or 0: far below the dtype's precision.
-        # Not on CUDA: no slow path is known there, and the clamp is one more pass over
-        # the B H N^2 weights
-        beta.clamp_(min=1.0 + float(np.log(be.module.finfo(beta.dtype).tiny)))
+    # exponents below 1 + log(smallest normal) raised to it: torch's CPU exp takes a slow
+    # path for results that underflow or come near it (float32 at GT's size, where 98% of
+    # the exponents do: 3.6 against 0.3 ms; at exactly log(tiny) still 10 ms), so such a
+    # weight becomes e times the smallest normal number (3.2e-38 in float32, 6e-308 in
+    # float64) instead of a subnormal or 0: far below the dtype's precision
+    beta.clamp_(min=1.0 + float(np.log(be.module.finfo(beta.dtype).tiny)))
     beta.exp_()
     return beta.div_(beta.sum(-1, keepdim=True))
 

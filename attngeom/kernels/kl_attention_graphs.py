@@ -21,8 +21,10 @@ that require grad run eagerly, recorded).  Other backends: the eager kernel (num
 on the cpu; JAX already compiles everything after the exponentials).
 
 :func:`kl_attention_compiled` (``kl_attention_structured(..., compiled=True)``) splits the
-call the same way for ``torch.compile``: ``frame_exp`` eagerly (its host read), then
-everything after it compiled (:mod:`attngeom.kernels.torch_compile`; "reduce-overhead" on
+call the same way for ``torch.compile``: the powers and the bound compiled, the bound read,
+then the evaluation with that plan and everything after it compiled (one compiled function
+per plan and setting; before, ``frame_exp`` ran eagerly: 0.91 of the compiled kernel's
+1.50 ms at N = 128 on an H100) (:mod:`attngeom.kernels.torch_compile`; "reduce-overhead" on
 CUDA: compiled and replayed from CUDA graphs), with the Cholesky factorization's info check
 deferred as in a capture (``cholesky_ex``; a failed one reruns the eager kernel, which
 raises).  On the CPU it is measured slower than the eager kernel (docs/gauge-attention.md):
@@ -44,6 +46,13 @@ def _frame_powers(frames, be: Backend):
     return frames, a2, a3, a4, be.module.max(be.sum(be.abs(a4), -2))
 
 
+def _taylor_plan(bound, frames) -> tuple[int, int]:
+    """The plan (q, s) of :func:`~attngeom.kernels.kl_attention.frame_exp` from the device's
+    max ||phi^4||_1 (one host read), as ``_spectral_bound`` and ``exp_plan`` choose it."""
+    tolerance = kla._UNIT_ROUNDOFF_32 if kla.dtype_name(frames) == "float32" else kla._UNIT_ROUNDOFF
+    return kla.exp_plan(float(bound) ** 0.25, tolerance)
+
+
 def _exponentials_and_structured(mu, Sigma, frames, a2, a3, a4, blocks: int, squarings: int,
                                  kappa: float, diagonal_sigma: bool, causal: bool, be: Backend):
     """exp(phi) by the plan (``blocks``, ``squarings``), then (kl, beta, values)."""
@@ -58,8 +67,7 @@ def decomposed(mu, Sigma, frames, kappa: float, be: Backend, *, diagonal_sigma: 
     directly, which is how the CPU tests check the split against the eager kernel)."""
     frames, a2, a3, a4, bound = cuda_graphs.run(_frame_powers, (frames,), be, key="gt-frame-powers",
                                                 clone=False)
-    tolerance = kla._UNIT_ROUNDOFF_32 if kla.dtype_name(frames) == "float32" else kla._UNIT_ROUNDOFF
-    blocks, squarings = kla.exp_plan(float(bound) ** 0.25, tolerance)   # as _spectral_bound
+    blocks, squarings = _taylor_plan(bound, frames)
     return cuda_graphs.run(_exponentials_and_structured,
                            (mu, Sigma, frames, a2, a3, a4, blocks, squarings, float(kappa),
                             bool(diagonal_sigma), bool(causal)),
@@ -87,21 +95,25 @@ def kl_attention_graphed(mu, Sigma, frames, kappa: float, be: Backend, *, diagon
 
 def kl_attention_compiled(mu, Sigma, frames, kappa: float, be: Backend, *, diagonal_sigma: bool = False,
                           causal: bool = False) -> kla.KLAttention:
-    """:func:`~attngeom.kernels.kl_attention.kl_attention_structured` with everything after
-    the frame exponentials through ``torch.compile`` (torch; one compiled function per
-    setting, key (kappa, Sigma's form, causal)); the eager kernel where that does not apply
-    (recorded in ``torch_compile.STATS["fallbacks"]``)."""
+    """:func:`~attngeom.kernels.kl_attention.kl_attention_structured` through
+    ``torch.compile`` in two calls around the host read of frame_exp's bound, as
+    :func:`decomposed` (torch; the second compiled once per key (plan, kappa, Sigma's form,
+    causal)); the eager kernel where that does not apply (recorded in
+    ``torch_compile.STATS["fallbacks"]``)."""
     if torch_compile.unavailable(be) is not None or 0 in tuple(frames.shape):
         torch_compile.record_fallback(torch_compile.unavailable(be) or "empty input (frame_exp's matrix_exp path)")
         return kla.kl_attention_structured(mu, Sigma, frames, kappa, be, diagonal_sigma=diagonal_sigma,
                                            causal=causal)
-    rotation = kla.frame_exp(kla._frame_spec(frames)[1], be)
-    settings = (float(kappa), bool(diagonal_sigma), bool(causal))
     inner = _COMPILED_BACKENDS.setdefault(be.label, cuda_graphs.graph_backend(be))
 
-    def structured(mu, Sigma, frames, rotation):
-        return tuple(kla._structured(mu, Sigma, frames, rotation, settings[0], inner, settings[1], settings[2]))
-    return kla.KLAttention(*torch_compile.run(structured, (mu, Sigma, frames, rotation), be,
+    def powers(frames):
+        return _frame_powers(frames, inner)[1:]
+    a2, a3, a4, bound = torch_compile.run(powers, (frames,), be, key=("gt-frame-powers", be.label))
+    settings = _taylor_plan(bound, frames) + (float(kappa), bool(diagonal_sigma), bool(causal))
+
+    def structured(mu, Sigma, frames, a2, a3, a4):
+        return _exponentials_and_structured(mu, Sigma, frames, a2, a3, a4, *settings, inner)
+    return kla.KLAttention(*torch_compile.run(structured, (mu, Sigma, frames, a2, a3, a4), be,
                                               key=("gt-structured", be.label) + settings))
 
 
