@@ -19,7 +19,7 @@
 #                                                        # the kernel's gpu tests
 #   bash tests/benchmarks/run_gpu_checks.sh gauge-jax    # the jax-cuda sweep (slowest: compiles per N)
 #   bash tests/benchmarks/run_gpu_checks.sh gauge-compiled  # the CLI with torch.compile (reduce-overhead),
-#                                                        # N = 128 and 1024, full and diagonal Sigma
+#                                                        # N = 128, 512, 1024 (GAUGE_COMPILED_N), full and diagonal Sigma
 #   bash tests/benchmarks/run_gpu_checks.sh gauge-profile  # where the GT kernel's CUDA time goes
 #                                                        # (torch.profiler, eager and graphed)
 #   bash tests/benchmarks/run_gpu_checks.sh gec          # GEC experiment, 1 seed x 2 epochs on CUDA (issue 16)
@@ -41,16 +41,16 @@ set -o pipefail
 part=${1:?usage: run_gpu_checks.sh tests|tests-other|reach-torch|reach-jax|throughput|gauge|gauge-graphs|gauge-jax|gauge-profile|hyperbolic|hyperbolic-attention|hyperbolic-compiled|gauge-compiled|gec|all}
 if [ "$part" = all ]; then
     # priority order, each part:seconds; a part that runs past its limit is stopped and the
-    # next one starts (the defaults sum to 570 s, under the device tool's 10-minute call;
-    # measured on an H100: gauge-graphs 38 s, gauge-profile 12 s, hyperbolic-attention 74 s,
-    # tests-other 121 s, throughput 29 s, jax ~16 s a configuration; hyperbolic-compiled and
-    # gauge-compiled not yet measured: 4 kernels x 2 compilations, 4 CLI calls of one
-    # compilation each; tests-other (121 s), gauge-jax (measured twice: jax-cuda meets the
-    # targets), reach-torch, reach-jax (a minute per point) and gec (a smoke run) are left
-    # to their own calls)
+    # next one starts (the defaults sum to 530 s, under the device tool's 10-minute call;
+    # measured on an H100, 2026-11-26: gauge 47 s, gauge-graphs 39 s, gauge-profile 10 s,
+    # hyperbolic-attention 79 s, hyperbolic-compiled 48 s (4 kernels x 2 compilations),
+    # gauge-compiled 106 s for 4 CLI calls (~25 s of compilation each; now 6 calls, N = 128,
+    # 512, 1024, and two compiled functions a call), tests-other 131 s, throughput 30 s;
+    # tests-other, gauge-jax (measured twice: jax-cuda meets the targets), reach-torch,
+    # reach-jax (a minute per point) and gec (a smoke run) are left to their own calls)
     final=${OUT:-tests/benchmarks/results/gpu}
     scratch=$(mktemp -d)
-    for spec in ${GPU_PARTS:-gauge:100 gauge-graphs:50 gauge-profile:25 hyperbolic-attention:90 hyperbolic-compiled:140 gauge-compiled:130 throughput:35}; do
+    for spec in ${GPU_PARTS:-gauge:80 gauge-graphs:60 gauge-profile:25 gauge-compiled:170 hyperbolic-attention:90 hyperbolic-compiled:70 throughput:35}; do
         each=${spec%%:*}; limit=${spec##*:}
         start=$SECONDS
         OUT="$scratch" timeout "$limit" bash "$0" "$each" > /dev/null 2>&1
@@ -97,7 +97,7 @@ case "$part" in
     gauge-compiled) # one CLI call per N and Sigma (each compiles once: ~25 s on an H100), JSON
                  # each; GAUGE_COMPILED_N overrides the token counts
                  rc=0
-                 for n in ${GAUGE_COMPILED_N:-128 1024}; do
+                 for n in ${GAUGE_COMPILED_N:-128 512 1024}; do
                      for sigma in full diagonal; do
                          flag=$([ "$sigma" = diagonal ] && echo --diagonal)
                          python3 -m attngeom benchmark gauge-attention --backend torch --device cuda --n "$n" --no-direct \
