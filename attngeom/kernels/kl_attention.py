@@ -281,7 +281,8 @@ def softmax_last(x, be: Backend):
     On torch's CUDA ``torch.softmax`` too: one fused kernel (a read and a write of the [N, N]
     rows) where the formula below is five passes (max, subtract, exp, sum, divide: at N =
     1024 each ~50-90 us on an H100, about a fifth of the GT kernel's graphed time there,
-    docs/gauge-attention.md; not yet timed on a GPU in this form).  NumPy and JAX keep the formula (XLA fuses it)."""
+    docs/gauge-attention.md; not yet timed on a GPU in this form).  NumPy and JAX keep the
+    formula (XLA fuses it)."""
     if be.name == "torch":
         return be.module.softmax(x, dim=-1)
     peak = be.module.max(x, axis=-1, keepdims=True)

@@ -21,11 +21,11 @@ that require grad run eagerly, recorded).  Other backends: the eager kernel (num
 on the cpu; JAX already compiles everything after the exponentials).
 
 :func:`kl_attention_compiled` (``kl_attention_structured(..., compiled=True)``) splits the
-call the same way for ``torch.compile``: the powers and the bound compiled, the bound read,
-then the evaluation with that plan and everything after it compiled (one compiled function
-per plan and setting; before, ``frame_exp`` ran eagerly: 0.91 of the compiled kernel's
-1.50 ms at N = 128 on an H100) (:mod:`attngeom.kernels.torch_compile`; "reduce-overhead" on
-CUDA: compiled and replayed from CUDA graphs), with the Cholesky factorization's info check
+call the same way for ``torch.compile`` (:mod:`attngeom.kernels.torch_compile`;
+"reduce-overhead" on CUDA: compiled and replayed from CUDA graphs): the powers and the
+bound compiled, the bound read, then the evaluation with that plan and everything after it
+compiled, one compiled function per plan and setting (``frame_exp`` ran eagerly before:
+0.91 ms of the compiled kernel's 1.50 at N = 128 on an H100), with the Cholesky factorization's info check
 deferred as in a capture (``cholesky_ex``; a failed one reruns the eager kernel, which
 raises).  On the CPU it is measured slower than the eager kernel (docs/gauge-attention.md):
 it is there for CUDA, where the eager kernel is launch-bound.
