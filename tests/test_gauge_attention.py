@@ -678,8 +678,11 @@ def test_profile_script_runs_on_the_cpu(tmp_path):
     spec.loader.exec_module(module)
     assert module.main(["--device", "cpu", "--n", "8", "--out", str(tmp_path)]) == 0
     report = json.loads((tmp_path / "gauge_profile_cpu.json").read_text())
-    assert [case["sigma"] for case in report] == ["full", "diagonal"]
-    assert all(case["top"] for case in report)
+    assert [case["sigma"] for case in report["cases"]] == ["full", "diagonal"]
+    assert all(case["top"] for case in report["cases"])
+    (forms,) = report["softmax_ab"]
+    assert forms["tokens"] == 8 and forms["in_place_ms"] > 0 and forms["fused_ms"] > 0
+    assert forms["max_abs_difference"] <= 1e-15
 
 
 @pytest.mark.slow

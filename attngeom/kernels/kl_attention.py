@@ -943,14 +943,23 @@ def _attention_weights(kl, kappa: float, causal: bool, be: Backend):
         np.exp(beta, out=beta)
         beta /= beta.sum(-1, keepdims=True)
         return beta
+    return _weights_in_place(kl, kappa, be)
+
+
+def _weights_in_place(kl, kappa: float, be: Backend):
+    """:func:`_attention_weights`' torch form outside autograd (torch's CPU): one buffer,
+    min, subtract, scale, clamp, exp, sum and divide in place.  On CUDA the kernel uses the
+    fused softmax instead; there this is the form it used before (no clamp), kept callable
+    for the A/B of ``tests/benchmarks/profile_gauge_kernel.py``."""
     beta = be.module.sub(kl.amin(-1, keepdim=True), kl)
     beta.mul_(1.0 / kappa)
-    # exponents below 1 + log(smallest normal) raised to it: torch's CPU exp takes a slow
-    # path for results that underflow or come near it (float32 at GT's size, where 98% of
-    # the exponents do: 3.6 against 0.3 ms; at exactly log(tiny) still 10 ms), so such a
-    # weight becomes e times the smallest normal number (3.2e-38 in float32, 6e-308 in
-    # float64) instead of a subnormal or 0: far below the dtype's precision
-    beta.clamp_(min=1.0 + float(np.log(be.module.finfo(beta.dtype).tiny)))
+    if beta.device.type == "cpu":
+        # exponents below 1 + log(smallest normal) raised to it: torch's CPU exp takes a slow
+        # path for results that underflow or come near it (float32 at GT's size, where 98%
+        # of the exponents do: 3.6 against 0.3 ms; at exactly log(tiny) still 10 ms), so
+        # such a weight becomes e times the smallest normal number (3.2e-38 in float32,
+        # 6e-308 in float64) instead of a subnormal or 0: far below the dtype's precision
+        beta.clamp_(min=1.0 + float(np.log(be.module.finfo(beta.dtype).tiny)))
     beta.exp_()
     return beta.div_(beta.sum(-1, keepdim=True))
 

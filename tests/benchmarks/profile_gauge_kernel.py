@@ -9,6 +9,12 @@ eager kernel and (on CUDA) five graphed calls after a warm-up, and writes
 ``gauge_profile_<device>_<sigma>_n<N>.txt`` (the profiler's table, sorted by device time on
 CUDA, by CPU time otherwise) and one ``gauge_profile_<device>.json`` with, per case, the
 number of distinct device kernels and launches per call and the ten costliest operators.
+It also times, on the kernel's own K (full Sigma, float64) at each N, the two forms of the
+attention weights in one process: the in-place chain (``kl_attention._weights_in_place``:
+min, subtract, scale, exp, sum, divide; the CPU's form, and CUDA's before 2026-11-26) and
+the fused ``torch.softmax(-K / kappa)`` that CUDA uses now (``softmax_last``); medians of
+``SOFTMAX_REPEATS`` synchronized calls, interleaved, and their largest difference (key
+``softmax_ab`` of the JSON).
 Not a test: a measurement to read.  ``run_gpu_checks.sh gauge-profile`` runs it on CUDA.
 """
 
@@ -22,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 CALLS = 5
+SOFTMAX_REPEATS = 21
 
 
 def _profile_case(tokens: int, diagonal: bool, device: str, graphed: bool) -> tuple[str, dict]:
@@ -71,6 +78,35 @@ def _profile_case(tokens: int, diagonal: bool, device: str, graphed: bool) -> tu
     return table, summary
 
 
+def _softmax_forms(tokens: int, device: str) -> dict:
+    """The A/B of the two weight forms on the structured kernel's K (see the module's text)."""
+    import time
+
+    from attngeom.geometry_proofs.gauge.attention_benchmark import BenchmarkConfig, sample_inputs
+    from attngeom.kernels import kl_attention as kla
+    from attngeom.kernels.backend import get_backend
+
+    config = BenchmarkConfig(tokens=tokens, backend="torch", device=device)
+    be = get_backend("torch", device)
+    inputs = sample_inputs(config)
+    mu, sigma, coordinates = (be.asarray(inputs[k]) for k in ("mu", "Sigma", "frame_coordinates"))
+    kl = kla.kl_attention_structured(mu, sigma, kla.skew(coordinates, config.head_dim, be), config.kappa, be).kl
+    forms = {"in_place": lambda: kla._weights_in_place(kl, config.kappa, be),
+             "fused": lambda: kla.softmax_last(-kl / config.kappa, be)}
+    times = {name: [] for name in forms}
+    for repeat in range(SOFTMAX_REPEATS + 1):
+        for name, form in forms.items():
+            be.synchronize(kl)
+            start = time.perf_counter()
+            be.synchronize(form())
+            if repeat:                          # the first round warms up
+                times[name].append(time.perf_counter() - start)
+    difference = float((forms["in_place"]() - forms["fused"]()).abs().max())
+    return {"tokens": tokens, "elements": int(kl.numel()),
+            **{f"{name}_ms": float(np.median(t)) * 1e3 for name, t in times.items()},
+            "max_abs_difference": difference}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cuda", choices=("cpu", "cuda"))
@@ -94,7 +130,13 @@ def main(argv=None) -> int:
                 print(f"N={tokens} {summary['sigma']:8s} graphed={graphed}: "
                       f"{summary['device_launches_per_call']:.0f} device launches / call, "
                       f"top: {summary['top'][0]['name']} {summary['top'][0]['self_us_per_call']:.0f} us")
-    (out / f"gauge_profile_{args.device}.json").write_text(json.dumps(report, indent=1))
+    forms = []
+    for tokens in (int(x) for x in args.n.split(",")):
+        forms.append(_softmax_forms(tokens, args.device))
+        print(f"N={tokens} weights: in place {forms[-1]['in_place_ms']:.3f} ms, fused "
+              f"{forms[-1]['fused_ms']:.3f} ms, max |diff| {forms[-1]['max_abs_difference']:.1e}")
+    (out / f"gauge_profile_{args.device}.json").write_text(json.dumps({"cases": report, "softmax_ab": forms},
+                                                                     indent=1))
     return 0
 
 
