@@ -31,19 +31,26 @@ CALLS = 5
 SOFTMAX_REPEATS = 21
 
 
-def _profile_case(tokens: int, diagonal: bool, device: str, graphed: bool) -> tuple[str, dict]:
-    import torch
-    from torch.profiler import ProfilerActivity, profile
-
+def _inputs(tokens: int, diagonal: bool, device: str) -> tuple:
+    """(config, backend, mu, Sigma, frames): the benchmark's seeded inputs at GT's size on
+    torch and ``device``."""
     from attngeom.geometry_proofs.gauge.attention_benchmark import BenchmarkConfig, sample_inputs
     from attngeom.kernels.backend import get_backend
-    from attngeom.kernels.kl_attention import kl_attention_structured, skew
+    from attngeom.kernels.kl_attention import skew
 
     config = BenchmarkConfig(tokens=tokens, diagonal=diagonal, backend="torch", device=device)
     be = get_backend("torch", device)
     inputs = sample_inputs(config)
     mu, sigma, coordinates = (be.asarray(inputs[k]) for k in ("mu", "Sigma", "frame_coordinates"))
-    frames = skew(coordinates, config.head_dim, be)
+    return config, be, mu, sigma, skew(coordinates, config.head_dim, be)
+
+
+def _profile_case(tokens: int, diagonal: bool, device: str, graphed: bool) -> tuple[str, dict]:
+    from torch.profiler import ProfilerActivity, profile
+
+    from attngeom.kernels.kl_attention import kl_attention_structured
+
+    config, be, mu, sigma, frames = _inputs(tokens, diagonal, device)
 
     def call():
         result = kl_attention_structured(mu, sigma, frames, config.kappa, be,
@@ -82,15 +89,10 @@ def _softmax_forms(tokens: int, device: str) -> dict:
     """The A/B of the two weight forms on the structured kernel's K (see the module's text)."""
     import time
 
-    from attngeom.geometry_proofs.gauge.attention_benchmark import BenchmarkConfig, sample_inputs
     from attngeom.kernels import kl_attention as kla
-    from attngeom.kernels.backend import get_backend
 
-    config = BenchmarkConfig(tokens=tokens, backend="torch", device=device)
-    be = get_backend("torch", device)
-    inputs = sample_inputs(config)
-    mu, sigma, coordinates = (be.asarray(inputs[k]) for k in ("mu", "Sigma", "frame_coordinates"))
-    kl = kla.kl_attention_structured(mu, sigma, kla.skew(coordinates, config.head_dim, be), config.kappa, be).kl
+    config, be, mu, sigma, frames = _inputs(tokens, False, device)
+    kl = kla.kl_attention_structured(mu, sigma, frames, config.kappa, be).kl
     forms = {"in_place": lambda: kla._weights_in_place(kl, config.kappa, be),
              "fused": lambda: kla.softmax_last(-kl / config.kappa, be)}
     times = {name: [] for name in forms}
