@@ -21,12 +21,10 @@ that require grad run eagerly, recorded).  Other backends: the eager kernel (num
 on the cpu; JAX already compiles everything after the exponentials).
 
 :func:`kl_attention_compiled` (``kl_attention_structured(..., compiled=True)``) splits the
-call the same way for ``torch.compile`` (:mod:`attngeom.kernels.torch_compile`;
-"reduce-overhead" on CUDA: compiled and replayed from CUDA graphs): the powers and the
-bound compiled, the bound read, then the evaluation with that plan and everything after it
-compiled, one compiled function per plan and setting (``frame_exp`` ran eagerly before:
-0.91 ms of the compiled kernel's 1.50 at N = 128 on an H100), with the Cholesky factorization's info check
-deferred as in a capture (``cholesky_ex``; a failed one reruns the eager kernel, which
+call for ``torch.compile`` (:mod:`attngeom.kernels.torch_compile`; "reduce-overhead" on
+CUDA: compiled and replayed from CUDA graphs): ``frame_exp`` eagerly (its host read), then
+everything after it compiled, one compiled function per setting, with the Cholesky
+factorization's info check deferred as in a capture (``cholesky_ex``; a failed one reruns the eager kernel, which
 raises).  On the CPU it is measured slower than the eager kernel (docs/gauge-attention.md):
 it is there for CUDA, where the eager kernel is launch-bound.
 """
@@ -95,25 +93,26 @@ def kl_attention_graphed(mu, Sigma, frames, kappa: float, be: Backend, *, diagon
 
 def kl_attention_compiled(mu, Sigma, frames, kappa: float, be: Backend, *, diagonal_sigma: bool = False,
                           causal: bool = False) -> kla.KLAttention:
-    """:func:`~attngeom.kernels.kl_attention.kl_attention_structured` through
-    ``torch.compile`` in two calls around the host read of frame_exp's bound, as
-    :func:`decomposed` (torch; the second compiled once per key (plan, kappa, Sigma's form,
-    causal)); the eager kernel where that does not apply (recorded in
-    ``torch_compile.STATS["fallbacks"]``)."""
+    """:func:`~attngeom.kernels.kl_attention.kl_attention_structured` with everything after
+    the frame exponentials through ``torch.compile`` (torch; one compiled function per
+    setting, key (kappa, Sigma's form, causal)); the eager kernel where that does not apply
+    (recorded in ``torch_compile.STATS["fallbacks"]``).
+
+    The exponentials stay eager on purpose: compiled too (the powers and bound, the host
+    read, then the Taylor evaluation and the rest, as :func:`decomposed` splits them), the
+    kernel was slower than the eager one on an H100 (eager / compiled 0.71-0.98 at N = 128
+    and 1024, against 0.96-1.53 for this form; docs/gauge-attention.md, fifth GPU session)."""
     if torch_compile.unavailable(be) is not None or 0 in tuple(frames.shape):
         torch_compile.record_fallback(torch_compile.unavailable(be) or "empty input (frame_exp's matrix_exp path)")
         return kla.kl_attention_structured(mu, Sigma, frames, kappa, be, diagonal_sigma=diagonal_sigma,
                                            causal=causal)
+    rotation = kla.frame_exp(kla._frame_spec(frames)[1], be)
+    settings = (float(kappa), bool(diagonal_sigma), bool(causal))
     inner = _COMPILED_BACKENDS.setdefault(be.label, cuda_graphs.graph_backend(be))
 
-    def powers(frames):
-        return _frame_powers(frames, inner)[1:]
-    a2, a3, a4, bound = torch_compile.run(powers, (frames,), be, key=("gt-frame-powers", be.label))
-    settings = _taylor_plan(bound, frames) + (float(kappa), bool(diagonal_sigma), bool(causal))
-
-    def structured(mu, Sigma, frames, a2, a3, a4):
-        return _exponentials_and_structured(mu, Sigma, frames, a2, a3, a4, *settings, inner)
-    return kla.KLAttention(*torch_compile.run(structured, (mu, Sigma, frames, a2, a3, a4), be,
+    def structured(mu, Sigma, frames, rotation):
+        return tuple(kla._structured(mu, Sigma, frames, rotation, settings[0], inner, settings[1], settings[2]))
+    return kla.KLAttention(*torch_compile.run(structured, (mu, Sigma, frames, rotation), be,
                                               key=("gt-structured", be.label) + settings))
 
 
