@@ -437,7 +437,9 @@ class KLAttention:
 
 
 def _causal_logits(kl, kappa: float, causal: bool, be: Backend):
-    logits = -kl / kappa
+    """-K / kappa (one pass over K: a multiplication by -1/kappa, not a negation and a
+    division), with -inf above the diagonal when ``causal``."""
+    logits = kl * (-1.0 / kappa)
     if causal:
         length = kl.shape[-1]
         future = _constant(np.triu(np.full((length, length), -np.inf), k=1), kl, be)
