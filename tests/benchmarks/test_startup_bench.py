@@ -7,6 +7,14 @@ Targets: ``attngeom --help`` and ``attngeom list`` under 0.5 s, ``attngeom verif
 (user + system, from ``wait4``) of the process.  Also timed: ``python -c "import sympy,
 numpy, flint, click"``, the floor of ``verify linear`` (the modules its check needs).
 
+attngeom's modules run byte-compiled, as a user has them: a wheel install compiles them,
+and Python caches them on the first run, unless told not to (``PYTHONDONTWRITEBYTECODE``,
+set on the development machines: there an editable checkout recompiles every module on
+every run).  So the fixture compiles them first (``compileall`` into the checkout's
+``__pycache__``, which git ignores) and records ``verify linear`` from a copy of the package
+without bytecode as well (``not byte-compiled``, no target), so the difference is measured,
+not assumed.
+
 The CPU time is asserted on any machine; the wall time when other processes left the
 machine idle enough (they kept at most NOT_IDLE cores busy beside the timed process,
 from /proc/stat), else its figures are recorded and the assertion skipped, as in
@@ -20,6 +28,8 @@ from __future__ import annotations
 
 import json
 import os
+import compileall
+import shutil
 import statistics
 import subprocess
 import sys
@@ -48,11 +58,14 @@ COMMANDS = {
 }
 
 
-def _run(argv: list[str]) -> tuple[float, float, float]:
+UNCOMPILED = "attngeom verify linear --d 3 --t 2 --a 3 (not byte-compiled)"
+
+
+def _run(argv: list[str], cwd: Path = ROOT) -> tuple[float, float, float]:
     """One process: (wall seconds, CPU seconds, cores other processes kept busy)."""
     snapshot = threads.cpu_snapshot()
     start = time.perf_counter()
-    child = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    child = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
     child.returncode = os.waitstatus_to_exitcode(status)
@@ -65,27 +78,34 @@ def _run(argv: list[str]) -> tuple[float, float, float]:
 
 
 @pytest.fixture(scope="module")
-def figures() -> dict:
-    runs = {name: [] for name in COMMANDS}
-    for name, (argv, _) in COMMANDS.items():       # warm the file caches and .pyc files
-        _run(argv)
+def figures(tmp_path_factory) -> dict:
+    assert compileall.compile_dir(ROOT / "attngeom", quiet=1), "attngeom does not byte-compile"
+    bare = tmp_path_factory.mktemp("uncompiled")     # the package as an editable checkout
+    shutil.copytree(ROOT / "attngeom", bare / "attngeom",   # with no bytecode cache runs it
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    commands = {name: (argv, ROOT) for name, (argv, _) in COMMANDS.items()}
+    commands[UNCOMPILED] = (COMMANDS["attngeom verify linear --d 3 --t 2 --a 3"][0], bare)
+    runs = {name: [] for name in commands}
+    for argv, cwd in commands.values():            # warm the file caches
+        _run(argv, cwd)
     for _ in range(ROUNDS):
-        for name, (argv, _) in COMMANDS.items():
-            runs[name].append(_run(argv))
+        for name, (argv, cwd) in commands.items():
+            runs[name].append(_run(argv, cwd))
     out = {}
     for name, samples in runs.items():
         walls, cpus, others = zip(*samples)
         out[name] = {"wall_s": round(statistics.median(walls), 3),
                      "cpu_s": round(statistics.median(cpus), 3),
                      "others_busy_cores": round(statistics.median(others), 2),
-                     "target_s": COMMANDS[name][1], "runs": len(samples)}
+                     "target_s": COMMANDS.get(name, (None, None))[1], "runs": len(samples)}
     baseline = out["python -c pass"]["wall_s"]
     for row in out.values():
         row["over_python_s"] = round(row["wall_s"] - baseline, 3)
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps({"cores": os.cpu_count(), "commands": out}, indent=1))
+    OUT.write_text(json.dumps({"cores": os.cpu_count(), "dont_write_bytecode": sys.dont_write_bytecode,
+                               "commands": out}, indent=1))
     for name, row in out.items():
-        print(f"{name:<42} wall {row['wall_s']:.3f} s  cpu {row['cpu_s']:.3f} s  "
+        print(f"{name:<62} wall {row['wall_s']:.3f} s  cpu {row['cpu_s']:.3f} s  "
               f"(+{row['over_python_s']:.3f} s over python -c pass; "
               f"others busy {row['others_busy_cores']:.2f} cores)")
     return out
