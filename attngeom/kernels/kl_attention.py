@@ -883,7 +883,10 @@ def kl_attention_structured(mu, Sigma, frames, kappa: float, be: Backend, *,
 
     Parameters and returns as :func:`kl_attention_direct`; ``graphs=True``: on torch-cuda,
     replayed from CUDA graphs (forward only; :mod:`attngeom.kernels.kl_attention_graphs`,
-    the same numbers); elsewhere ignored (the eager kernel; JAX compiles already).
+    the same numbers; it returns clones of the graph's K and beta, which at N >= 2048 cost
+    more than the launches saved: on an H100 graphed 6.15 against eager 6.05 ms at N = 2048,
+    17.5 against 15.4 at 4096, full Sigma); elsewhere ignored (the eager kernel; JAX
+    compiles already).
     ``compiled=True``: on torch, everything after the frame exponentials through
     ``torch.compile`` (:func:`attngeom.kernels.kl_attention_graphs.kl_attention_compiled`;
     for CUDA: on the CPU it is slower than the eager kernel); elsewhere ignored.
