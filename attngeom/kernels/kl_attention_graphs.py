@@ -24,8 +24,8 @@ on the cpu; JAX already compiles everything after the exponentials).
 call for ``torch.compile`` (:mod:`attngeom.kernels.torch_compile`; "reduce-overhead" on
 CUDA: compiled and replayed from CUDA graphs): ``frame_exp`` eagerly (its host read), then
 everything after it compiled, one compiled function per setting, with the Cholesky
-factorization's info check deferred as in a capture (``cholesky_ex``; a failed one reruns the eager kernel, which
-raises).  On the CPU it is measured slower than the eager kernel (docs/gauge-attention.md):
+factorization's info check deferred as in a capture (``cholesky_ex``; a failed one reruns
+the eager kernel, which raises).  On the CPU it is measured slower than the eager kernel (docs/gauge-attention.md):
 it is there for CUDA, where the eager kernel is launch-bound.
 """
 

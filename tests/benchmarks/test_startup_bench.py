@@ -26,9 +26,9 @@ tests/benchmarks/results).  Run with
 
 from __future__ import annotations
 
+import compileall
 import json
 import os
-import compileall
 import shutil
 import statistics
 import subprocess
@@ -61,11 +61,11 @@ COMMANDS = {
 UNCOMPILED = "attngeom verify linear --d 3 --t 2 --a 3 (not byte-compiled)"
 
 
-def _run(argv: list[str], cwd: Path = ROOT) -> tuple[float, float, float]:
+def _run(argv: list[str], cwd: Path = ROOT, env: dict | None = None) -> tuple[float, float, float]:
     """One process: (wall seconds, CPU seconds, cores other processes kept busy)."""
     snapshot = threads.cpu_snapshot()
     start = time.perf_counter()
-    child = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    child = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
     child.returncode = os.waitstatus_to_exitcode(status)
@@ -83,14 +83,16 @@ def figures(tmp_path_factory) -> dict:
     bare = tmp_path_factory.mktemp("uncompiled")     # the package as an editable checkout
     shutil.copytree(ROOT / "attngeom", bare / "attngeom",   # with no bytecode cache runs it
                     ignore=shutil.ignore_patterns("__pycache__"))
-    commands = {name: (argv, ROOT) for name, (argv, _) in COMMANDS.items()}
-    commands[UNCOMPILED] = (COMMANDS["attngeom verify linear --d 3 --t 2 --a 3"][0], bare)
+    no_cache = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")     # and it stays without one
+    commands = {name: (argv, ROOT, None) for name, (argv, _) in COMMANDS.items()}
+    commands[UNCOMPILED] = (COMMANDS["attngeom verify linear --d 3 --t 2 --a 3"][0], bare, no_cache)
     runs = {name: [] for name in commands}
-    for argv, cwd in commands.values():            # warm the file caches
-        _run(argv, cwd)
+    for command in commands.values():              # warm the file caches
+        _run(*command)
     for _ in range(ROUNDS):
-        for name, (argv, cwd) in commands.items():
-            runs[name].append(_run(argv, cwd))
+        for name, command in commands.items():
+            runs[name].append(_run(*command))
+    assert not list((bare / "attngeom").rglob("*.pyc")), "the uncompiled copy was byte-compiled"
     out = {}
     for name, samples in runs.items():
         walls, cpus, others = zip(*samples)
