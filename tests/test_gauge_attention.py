@@ -681,7 +681,8 @@ def test_profile_script_runs_on_the_cpu(tmp_path):
     assert all(case["top"] for case in report["cases"])
     (forms,) = report["softmax_ab"]
     assert forms["tokens"] == 8 and forms["in_place_ms"] > 0 and forms["fused_ms"] > 0
-    assert forms["max_abs_difference"] <= 1e-15
+    assert forms["fused_neg_div_ms"] > 0 and forms["max_abs_difference"] <= 1e-15
+    assert report["clone_ab"] == []                    # the graphed kernel: CUDA only
 
 
 @pytest.mark.slow

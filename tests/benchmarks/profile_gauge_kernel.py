@@ -9,12 +9,16 @@ eager kernel and (on CUDA) five graphed calls after a warm-up, and writes
 ``gauge_profile_<device>_<sigma>_n<N>.txt`` (the profiler's table, sorted by device time on
 CUDA, by CPU time otherwise) and one ``gauge_profile_<device>.json`` with, per case, the
 number of distinct device kernels and launches per call and the ten costliest operators.
-It also times, on the kernel's own K (full Sigma, float64) at each N, the two forms of the
+It also times, on the kernel's own K (full Sigma, float64) at each N, the forms of the
 attention weights in one process: the in-place chain (``kl_attention._weights_in_place``:
-min, subtract, scale, exp, sum, divide; the CPU's form, and CUDA's before 2026-11-26) and
-the fused ``torch.softmax(-K / kappa)`` that CUDA uses now (``softmax_last``); medians of
-``SOFTMAX_REPEATS`` synchronized calls, interleaved, and their largest difference (key
-``softmax_ab`` of the JSON).
+min, subtract, scale, exp, sum, divide; the CPU's form, and CUDA's before 2026-11-26), the
+fused ``torch.softmax`` after ``-K / kappa`` (a negation and a division: CUDA's form in the
+fifth GPU session) and after ``_causal_logits`` (one multiplication by -1/kappa: CUDA's form
+now); medians of ``REPEATS`` synchronized calls, interleaved, and the largest difference
+from the in-place chain (key ``softmax_ab`` of the JSON).  On CUDA it times the graphed
+kernel (full Sigma) returning clones of its outputs (``graphs=True``, what users get)
+against returning the graph's own buffers (``kl_attention_graphed(..., clone=False)``), key
+``clone_ab``: what a static-output mode would save.
 Not a test: a measurement to read.  ``run_gpu_checks.sh gauge-profile`` runs it on CUDA.
 """
 
@@ -28,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 CALLS = 5
-SOFTMAX_REPEATS = 21
+REPEATS = 21
 
 
 def _inputs(tokens: int, diagonal: bool, device: str) -> tuple:
@@ -85,28 +89,46 @@ def _profile_case(tokens: int, diagonal: bool, device: str, graphed: bool) -> tu
     return table, summary
 
 
-def _softmax_forms(tokens: int, device: str) -> dict:
-    """The A/B of the two weight forms on the structured kernel's K (see the module's text)."""
+def _interleaved_ms(forms: dict, be, reference) -> dict:
+    """Median milliseconds of each of ``forms`` (callables), REPEATS synchronized calls each,
+    interleaved after one warm-up round."""
     import time
 
+    times = {name: [] for name in forms}
+    for repeat in range(REPEATS + 1):
+        for name, form in forms.items():
+            be.synchronize(reference)
+            start = time.perf_counter()
+            be.synchronize(form())
+            if repeat:                          # the first round warms up
+                times[name].append(time.perf_counter() - start)
+    return {f"{name}_ms": float(np.median(t)) * 1e3 for name, t in times.items()}
+
+
+def _softmax_forms(tokens: int, device: str) -> dict:
+    """The A/B of the weight forms on the structured kernel's K (see the module's text)."""
     from attngeom.kernels import kl_attention as kla
 
     config, be, mu, sigma, frames = _inputs(tokens, False, device)
     kl = kla.kl_attention_structured(mu, sigma, frames, config.kappa, be).kl
     forms = {"in_place": lambda: kla._weights_in_place(kl, config.kappa, be),
-             "fused": lambda: kla.softmax_last(-kl / config.kappa, be)}
-    times = {name: [] for name in forms}
-    for repeat in range(SOFTMAX_REPEATS + 1):
-        for name, form in forms.items():
-            be.synchronize(kl)
-            start = time.perf_counter()
-            be.synchronize(form())
-            if repeat:                          # the first round warms up
-                times[name].append(time.perf_counter() - start)
-    difference = float((forms["in_place"]() - forms["fused"]()).abs().max())
-    return {"tokens": tokens, "elements": int(kl.numel()),
-            **{f"{name}_ms": float(np.median(t)) * 1e3 for name, t in times.items()},
-            "max_abs_difference": difference}
+             "fused_neg_div": lambda: kla.softmax_last(-kl / config.kappa, be),
+             "fused": lambda: kla.softmax_last(kla._causal_logits(kl, config.kappa, False, be), be)}
+    timed = _interleaved_ms(forms, be, kl)
+    reference = forms["in_place"]()
+    difference = max(float((reference - forms[name]()).abs().max()) for name in ("fused_neg_div", "fused"))
+    return {"tokens": tokens, "elements": int(kl.numel()), **timed, "max_abs_difference": difference}
+
+
+def _clone_forms(tokens: int) -> dict:
+    """The graphed kernel (CUDA, full Sigma) with and without the clones of its outputs."""
+    from attngeom.kernels.kl_attention_graphs import kl_attention_graphed
+
+    config, be, mu, sigma, frames = _inputs(tokens, False, "cuda")
+    forms = {clone: (lambda clone=clone: kl_attention_graphed(mu, sigma, frames, config.kappa, be,
+                                                                clone=clone == "cloned").values)
+             for clone in ("cloned", "static")}
+    return {"tokens": tokens, **_interleaved_ms(forms, be, mu)}
 
 
 def main(argv=None) -> int:
@@ -132,13 +154,18 @@ def main(argv=None) -> int:
                 print(f"N={tokens} {summary['sigma']:8s} graphed={graphed}: "
                       f"{summary['device_launches_per_call']:.0f} device launches / call, "
                       f"top: {summary['top'][0]['name']} {summary['top'][0]['self_us_per_call']:.0f} us")
-    forms = []
+    forms, clones = [], []
     for tokens in (int(x) for x in args.n.split(",")):
         forms.append(_softmax_forms(tokens, args.device))
-        print(f"N={tokens} weights: in place {forms[-1]['in_place_ms']:.3f} ms, fused "
-              f"{forms[-1]['fused_ms']:.3f} ms, max |diff| {forms[-1]['max_abs_difference']:.1e}")
-    (out / f"gauge_profile_{args.device}.json").write_text(json.dumps({"cases": report, "softmax_ab": forms},
-                                                                     indent=1))
+        print(f"N={tokens} weights: in place {forms[-1]['in_place_ms']:.3f} ms, fused after -K/kappa "
+              f"{forms[-1]['fused_neg_div_ms']:.3f} ms, fused after K*(-1/kappa) {forms[-1]['fused_ms']:.3f} ms, "
+              f"max |diff| {forms[-1]['max_abs_difference']:.1e}")
+        if args.device == "cuda":
+            clones.append(_clone_forms(tokens))
+            print(f"N={tokens} graphed, full Sigma: outputs cloned {clones[-1]['cloned_ms']:.3f} ms, "
+                  f"static {clones[-1]['static_ms']:.3f} ms")
+    (out / f"gauge_profile_{args.device}.json").write_text(json.dumps(
+        {"cases": report, "softmax_ab": forms, "clone_ab": clones}, indent=1))
     return 0
 
 
