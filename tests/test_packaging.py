@@ -24,13 +24,22 @@ LOCAL = {"attngeom"}
 IMPORT_NAMES = {"python-flint": "flint"}
 
 
-def _declared() -> set[str]:
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+def _import_names(requirements) -> set[str]:
     names = set()
-    for requirement in project["dependencies"]:
+    for requirement in requirements:
         name = re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0].strip().lower()
         names.add(IMPORT_NAMES.get(name, name.replace("-", "_")))
     return names
+
+
+def _declared() -> set[str]:
+    return _import_names(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"])
+
+
+def _optional() -> set[str]:
+    """The import names of the optional extras (``pip install attngeom[torch]`` ...)."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    return _import_names(r for name, requirements in extras.items() if name != "test" for r in requirements)
 
 
 def module_level_imports(source: str) -> set[str]:
@@ -54,10 +63,59 @@ def _third_party_imports() -> dict[str, list[str]]:
     return found
 
 
+def eagerly_imported_modules(sources: dict[str, str]) -> set[str]:
+    """The package's modules (dotted names) that some package module imports at module level
+    (``import attngeom.x`` or ``from attngeom.y import x``: both attngeom.y and attngeom.y.x)."""
+    found = set()
+    for source in sources.values():
+        for node in ast.parse(source).body:
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.add(node.module)
+                found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return {name for name in found if name.split(".")[0] in LOCAL}
+
+
+def _module_name(path: str) -> str:
+    return path[:-len(".py")].replace("/", ".").removesuffix(".__init__")
+
+
+def undeclared(imports: dict[str, list[str]], sources: dict[str, str], declared: set[str],
+               optional: set[str]) -> dict[str, list[str]]:
+    """Module-level imports that a plain install does not provide: not a requirement, or an
+    optional extra's package imported at module level by a module that the package itself
+    imports at module level (an extra may be imported at module level only by a module that
+    the package imports lazily, inside the function that needs it)."""
+    eager = eagerly_imported_modules(sources)
+    missing = {}
+    for name, paths in imports.items():
+        if name in declared:
+            continue
+        offending = [p for p in paths if name not in optional or _module_name(p) in eager]
+        if offending:
+            missing[name] = offending[:3]
+    return missing
+
+
 def test_every_module_level_import_is_a_declared_requirement():
-    declared = _declared()
-    missing = {name: paths[:3] for name, paths in _third_party_imports().items() if name not in declared}
+    sources = {str(p.relative_to(ROOT)): p.read_text() for p in sorted((ROOT / "attngeom").rglob("*.py"))}
+    missing = undeclared(_third_party_imports(), sources, _declared(), _optional())
     assert not missing, f"imported at module level but not in pyproject.toml dependencies: {missing}"
+
+
+def test_an_extra_imported_eagerly_is_reported():
+    """Mutation: an optional extra's package imported at module level is allowed only in a
+    module that the package imports lazily (the Triton kernels' module); imported at module
+    level by another module, it is reported."""
+    kernels = "attngeom/kernels/gpu_kernels.py"
+    lazy = {kernels: "import triton\n", "attngeom/user.py": "def f():\n    from attngeom.kernels import gpu_kernels\n"}
+    eager = {kernels: "import triton\n", "attngeom/user.py": "from attngeom.kernels import gpu_kernels\n"}
+    imports = {"triton": [kernels]}
+    assert undeclared(imports, lazy, set(), {"triton"}) == {}
+    assert undeclared(imports, eager, set(), {"triton"}) == {"triton": [kernels]}
+    assert undeclared(imports, lazy, set(), set()) == {"triton": [kernels]}
+    assert "triton" in _optional() and "triton" not in _declared()
 
 
 def test_the_check_sees_a_missing_requirement():

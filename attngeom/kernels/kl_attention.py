@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from attngeom.kernels.backend import Backend
+from attngeom.kernels import kl_statistics_triton
 from attngeom.kernels.errors import BadInput
 
 # ---------------------------------------------------------------------------------------
@@ -728,19 +729,31 @@ def rotated_statistics(mu, Sigma, frames, be: Backend, *, diagonal_sigma: bool =
     * ``precision_nu`` P_i nu_i = R_i^T Sigma_i^{-1} mu_i,   shape=[..., H, N, n]
     * ``offset``    nu_i^T P_i nu_i + logdet Sigma_i,         shape=[..., H, N]
     * ``logdet``    logdet Sigma_i,                           shape=[..., H, N]
-    * ``operands``  (diagonal Sigma on NumPy and torch's CPU) the result of :func:`pairwise_operands`
-      with offsets, built in place; ``second`` is a view of its query rows (on NumPy
-      ``precision`` and ``precision_nu`` are views of its key rows too)
+    * ``operands``  (diagonal Sigma on NumPy and torch's CPU; full Sigma from the Triton
+      kernel of :mod:`attngeom.kernels.kl_statistics_triton`, torch-cuda outside autograd)
+      the result of :func:`pairwise_operands` with offsets, built in place; ``second`` is a
+      view of its query rows (on NumPy and from the Triton kernel ``precision`` and
+      ``precision_nu`` are views of its key rows too)
 
     so that second_i . precision_j = <M_i, P_j>_F / 2 (w: :func:`_half_vectorization`).
     ``rotation``: exp of the frames (as :func:`_frame_spec` arranges them) when the caller
     has it already.
     """
-    n = mu.shape[-1]
     head, skew_frames = _frame_spec(frames)
     rotation = frame_exp(skew_frames, be) if rotation is None else rotation
     if diagonal_sigma:
         return _diagonal_statistics(mu, Sigma, rotation, head, be)
+    if kl_statistics_triton.unavailable(be, mu, Sigma, rotation) is None:
+        return kl_statistics_triton.full_statistics(
+            mu, Sigma, rotation, head, be, lambda: _full_statistics(mu, Sigma, rotation, head, be))
+    return _full_statistics(mu, Sigma, rotation, head, be)
+
+
+def _full_statistics(mu, Sigma, rotation, head: str, be: Backend) -> dict:
+    """:func:`rotated_statistics` for full Sigma as batched library calls (differentiable;
+    on torch-cuda outside autograd :mod:`attngeom.kernels.kl_statistics_triton` computes the
+    same numbers in one kernel)."""
+    n = mu.shape[-1]
     per_head = rotation if head else rotation[..., None, :, :, :]       # [..., H or 1, N, n, n]
     lower = cholesky(Sigma, be)
     logdet = _logdet_from_cholesky(lower, be)

@@ -31,7 +31,7 @@ it is there for CUDA, where the eager kernel is launch-bound.
 
 from __future__ import annotations
 
-from attngeom.kernels import cuda_graphs, torch_compile
+from attngeom.kernels import cuda_graphs, kl_statistics_triton, torch_compile
 from attngeom.kernels import kl_attention as kla
 from attngeom.kernels.backend import Backend
 
@@ -69,7 +69,7 @@ def decomposed(mu, Sigma, frames, kappa: float, be: Backend, *, diagonal_sigma: 
     return cuda_graphs.run(_exponentials_and_structured,
                            (mu, Sigma, frames, a2, a3, a4, blocks, squarings, float(kappa),
                             bool(diagonal_sigma), bool(causal)),
-                           be, key="gt-structured", clone=clone)
+                           be, key=("gt-structured",) + kl_statistics_triton.setting(), clone=clone)
 
 
 def kl_attention_graphed(mu, Sigma, frames, kappa: float, be: Backend, *, diagonal_sigma: bool = False,

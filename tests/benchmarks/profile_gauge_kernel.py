@@ -18,7 +18,9 @@ now); medians of ``REPEATS`` synchronized calls, interleaved, and the largest di
 from the in-place chain (key ``softmax_ab`` of the JSON).  On CUDA it times the graphed
 kernel (full Sigma) returning clones of its outputs (``graphs=True``, what users get)
 against returning the graph's own buffers (``kl_attention_graphed(..., clone=False)``), key
-``clone_ab``: what a static-output mode would save.
+``clone_ab``: what a static-output mode would save; and the per-token statistics from the
+Triton kernel against the library calls, alone (1-8 warps a program) and inside the eager
+and graphed kernel, key ``fused_ab`` (:func:`_fused_forms`).
 Not a test: a measurement to read.  ``run_gpu_checks.sh gauge-profile`` runs it on CUDA.
 """
 
@@ -131,11 +133,72 @@ def _clone_forms(tokens: int) -> dict:
     return {"tokens": tokens, **_interleaved_ms(forms, be, mu)}
 
 
+#: the Triton statistics' settings timed by :func:`_fused_forms`: (mode, unroll, warps)
+TRITON_SETTINGS = [("fused", 0, 1), ("fused", 0, 2), ("fused", 0, 4), ("fused", 0, 8), ("fused", 1, 2),
+                   ("fused", 1, 4), ("products", 0, 2), ("products", 0, 4)]
+
+
+def _fused_forms(tokens: int, settings=None) -> dict:
+    """The Triton per-token statistics (:mod:`attngeom.kernels.kl_statistics_triton`) against
+    the library calls on CUDA, full Sigma: in each of ``settings`` (mode, unroll, warps;
+    default :data:`TRITON_SETTINGS`) the statistics alone (with the largest difference of
+    their query and key rows from the library calls' and the kernel's registers and spills),
+    the eager kernel and the graphed kernel; the same three with the library calls."""
+    from attngeom.kernels import kl_attention as kla
+    from attngeom.kernels import kl_statistics_triton as fused
+
+    config, be, mu, sigma, frames = _inputs(tokens, False, "cuda")
+    head, skew_frames = kla._frame_spec(frames)
+    rotation = kla.frame_exp(skew_frames, be)
+
+    def library():
+        return kla._full_statistics(mu, sigma, rotation, head, be)
+
+    def within(context, call):
+        def run():
+            with context():
+                return call()
+        return run
+
+    def statistics(setting):
+        return within(lambda: fused.configured(*setting),
+                      lambda: fused.full_statistics(mu, sigma, rotation, head, be, library))
+
+    def eager():
+        return kla.kl_attention_structured(mu, sigma, frames, config.kappa, be).values
+
+    def graphed():
+        return kla.kl_attention_structured(mu, sigma, frames, config.kappa, be, graphs=True).values
+
+    settings = TRITON_SETTINGS if settings is None else settings
+    names = {setting: "{}_u{}_w{}".format(*setting) for setting in settings}
+    forms = {"statistics_" + names[setting]: statistics(setting) for setting in settings}
+    forms["statistics_library"] = library
+    for setting in settings:
+        configured = (lambda setting=setting: fused.configured(*setting))
+        forms |= {"eager_" + names[setting]: within(configured, eager),
+                  "graphed_" + names[setting]: within(configured, graphed)}
+    forms |= {"eager_library": within(fused.disabled, eager), "graphed_library": within(fused.disabled, graphed)}
+    timed = _interleaved_ms({name: (lambda form=form: _last(form())) for name, form in forms.items()}, be, mu)
+    want = kla.pairwise_operands(library(), be, offsets=True)
+    difference = {"statistics_" + names[setting]: max(float((a - b).abs().max()) for a, b in zip(
+        kla.pairwise_operands(statistics(setting)(), be, offsets=True), want)) for setting in settings}
+    launches = {"{}_u{}_n{}_{}_w{}".format(*key): value for key, value in fused.LAUNCHES.items()}
+    return {"tokens": tokens, **timed, "max_abs_difference_of_rows": difference, "kernels": launches}
+
+
+def _last(result):
+    """A tensor of ``result`` to synchronize on (a dict of statistics: its nu)."""
+    return result["nu"] if isinstance(result, dict) else result
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cuda", choices=("cpu", "cuda"))
     parser.add_argument("--n", default="128,1024", help="comma-separated sequence lengths")
     parser.add_argument("--out", default=os.environ.get("OUT", "tests/benchmarks/results"))
+    parser.add_argument("--triton", default=None,
+                        help="the Triton settings to time, mode:unroll:warps,... (default TRITON_SETTINGS)")
     args = parser.parse_args(argv)
     import torch
     if args.device == "cuda" and not torch.cuda.is_available():
@@ -154,7 +217,7 @@ def main(argv=None) -> int:
                 print(f"N={tokens} {summary['sigma']:8s} graphed={graphed}: "
                       f"{summary['device_launches_per_call']:.0f} device launches / call, "
                       f"top: {summary['top'][0]['name']} {summary['top'][0]['self_us_per_call']:.0f} us")
-    forms, clones = [], []
+    forms, clones, fused = [], [], []
     for tokens in (int(x) for x in args.n.split(",")):
         forms.append(_softmax_forms(tokens, args.device))
         print(f"N={tokens} weights: in place {forms[-1]['in_place_ms']:.3f} ms, fused after -K/kappa "
@@ -164,8 +227,14 @@ def main(argv=None) -> int:
             clones.append(_clone_forms(tokens))
             print(f"N={tokens} graphed, full Sigma: outputs cloned {clones[-1]['cloned_ms']:.3f} ms, "
                   f"static {clones[-1]['static_ms']:.3f} ms")
+            fused.append(_fused_forms(tokens, None if args.triton is None else [
+                (mode, int(unroll), int(warps)) for mode, unroll, warps in
+                (item.split(":") for item in args.triton.split(","))]))
+            print(f"N={tokens} Triton statistics: " + ", ".join(
+                f"{k[:-3]} {v:.3f} ms" for k, v in fused[-1].items() if k.endswith("_ms"))
+                  + f"; rows max |diff| {fused[-1]['max_abs_difference_of_rows']}; kernels {fused[-1]['kernels']}")
     (out / f"gauge_profile_{args.device}.json").write_text(json.dumps(
-        {"cases": report, "softmax_ab": forms, "clone_ab": clones}, indent=1))
+        {"cases": report, "softmax_ab": forms, "clone_ab": clones, "fused_ab": fused}, indent=1))
     return 0
 
 

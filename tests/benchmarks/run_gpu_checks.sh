@@ -16,7 +16,8 @@
 #   bash tests/benchmarks/run_gpu_checks.sh gauge        # GT KL attention on CUDA (issue 14): the CLI
 #                                                        # (eager and graphed) and the torch sweep
 #   bash tests/benchmarks/run_gpu_checks.sh gauge-graphs # the sweep from CUDA graphs (issue 26) and
-#                                                        # the kernel's gpu tests
+#                                                        # the kernel's gpu tests (with the Triton
+#                                                        # per-token statistics')
 #   bash tests/benchmarks/run_gpu_checks.sh gauge-jax    # the jax-cuda sweep (slowest: compiles per N)
 #   bash tests/benchmarks/run_gpu_checks.sh gauge-compiled  # the CLI with torch.compile (reduce-overhead),
 #                                                        # N = 128, 512, 1024 (GAUGE_COMPILED_N), full and diagonal Sigma
@@ -93,7 +94,8 @@ case "$part" in
                  done
                  run -m gpu "tests/benchmarks/test_gauge_attention_bench.py::test_cuda[torch]" || rc=1
                  exit $rc ;;
-    gauge-graphs) run -m gpu tests/benchmarks/test_gauge_attention_bench.py::test_cuda_graphs tests/test_gauge_attention.py ;;
+    gauge-graphs) run -m gpu tests/benchmarks/test_gauge_attention_bench.py::test_cuda_graphs tests/test_gauge_attention.py \
+                      tests/test_kl_statistics_triton.py ;;
     gauge-jax)   run -m gpu "tests/benchmarks/test_gauge_attention_bench.py::test_cuda[jax]" ;;
     gauge-compiled) # one CLI call per N and Sigma (each compiles once: ~25 s on an H100), JSON
                  # each; GAUGE_COMPILED_N overrides the token counts

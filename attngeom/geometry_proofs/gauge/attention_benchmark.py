@@ -348,7 +348,7 @@ def run_benchmark(config: BenchmarkConfig,
         ratios[f"floor_and_{per_token}_over_floor_cpu_time"] = 1.0 + cpu[per_token] / floor_cpu
         ratios["unavoidable_over_floor_cpu_time"] = 1.0 + (cpu[per_token] + cpu["softmax"]) / floor_cpu
     report = {"config": asdict(config), "device_label": be.label, "heap_kept": heap_kept, "timings": timings,
-              "ratios": ratios}
+              "ratios": ratios, "per_token_statistics": _statistics_path(config, be, mu, sigma, frames)}
     for part in fast_parts:
         report[part] = _fast_section(part, config, be, timings, ratios, structured,
                                      _fast_kernel(part, config, be, mu, sigma, frames))
@@ -361,6 +361,14 @@ def run_benchmark(config: BenchmarkConfig,
             name: float(np.max(np.abs(be.to_numpy(getattr(a, name)) - be.to_numpy(getattr(b, name)))))
             for name in ("kl", "beta", "values")}
     return report
+
+
+def _statistics_path(config: BenchmarkConfig, be, mu, sigma, frames) -> str:
+    """How the eager structured kernel computed its per-token statistics: "triton" (the fused
+    kernel of :mod:`attngeom.kernels.kl_statistics_triton`) or "library calls (why)"."""
+    from attngeom.kernels import kl_statistics_triton
+    reason = "diagonal Sigma" if config.diagonal else kl_statistics_triton.unavailable(be, mu, sigma, frames)
+    return "triton" if reason is None else f"library calls ({reason})"
 
 
 #: issue 26: (b) on CUDA within 3x of the standard layer at N = 128 ... 4096.
@@ -465,6 +473,8 @@ def format_report(report: dict) -> str:
         lines.append(f"  {name:<18} {timing['median_s'] * 1e3:10.3f} ms  (median of {timing['repeats']})")
     for name, ratio in report["ratios"].items():
         lines.append(f"  {name:<40} {ratio:8.2f}x")
+    if "per_token_statistics" in report:
+        lines.append(f"  per-token statistics: {report['per_token_statistics']}")
     if "agreement" in report:
         agreement = "  ".join(f"{k} {v:.2e}" for k, v in report["agreement"].items())
         lines.append(f"  direct vs structured max |diff|: {agreement}")

@@ -1,0 +1,228 @@
+"""The full-Sigma per-token statistics of the GT structured kernel in Triton (torch on CUDA;
+issue 26).
+
+:func:`attngeom.kernels.kl_attention.rotated_statistics` computes, for every batch, head
+and token, from Sigma_i (n x n), mu_i and the frame R_i = exp(phi_i) the rows of the
+pairwise product (:func:`~attngeom.kernels.kl_attention.pairwise_operands` with offsets).
+As library calls that is about a dozen batched kernels: on an H100 at GT's size, N = 1024,
+the batched 20 x 20 products took 0.57 ms, the Cholesky factorization 0.32, the triangular
+solve 0.22 and the concatenations 0.26 of the structured kernel's 2.0-2.2 ms of device time
+(docs/gauge-attention.md, fifth GPU session).  Here (:data:`MODE` "fused", the default) one
+Triton program per (batch, head, token) does it all in registers, on an n x n tile padded
+to a power of two (:mod:`attngeom.kernels.kl_statistics_triton_kernels`):
+
+* Sigma = L L^T by the right-looking Cholesky factorization (n steps, step k: column k of
+  L from the pivot Sigma^(k)_kk > 0, then the rank-one update of the trailing matrix), and
+  logdet Sigma = sum_k log Sigma^(k)_kk;
+* in the same n steps X = B L^{-T} with B = [R^T; mu^T] ((n+1) x n): X L^T = B is solved
+  column by column, column k of X final once column k of L is (X[:, k] /= L_kk, then
+  X[:, j] -= X[:, k] L_jk for j > k);
+* nu = R^T mu and M = R^T Sigma R + nu nu^T = R^T (Sigma + mu mu^T) R (two tile products);
+* G = X X^T (one tile product): G[:n, :n] = R^T Sigma^{-1} R = P, G[n, :n] = (P nu)^T and
+  G[n, n] = mu^T Sigma^{-1} mu (R orthogonal);
+
+and it writes, n(n+1)/2 entries of the upper triangle in the order of
+:func:`~attngeom.kernels.kl_attention._triangle_pairs` (the diagonal, then row by row),
+
+    query_i = [M_i (diagonal halved), -nu_i, 1/2, -(logdet Sigma_i + n) / 2]
+    key_j   = [P_j, P_j nu_j, nu_j^T P_j nu_j + logdet Sigma_j, 1]
+
+so that query_i . key_j = K_ij (GT eq 13 through the structured identity of
+:func:`~attngeom.kernels.kl_attention.kl_attention_structured`), plus nu_i and
+logdet Sigma_i.  The same numbers as the library calls up to rounding (another order of
+the sums: rows within 2.3e-13 at GT's size, N = 1024, float64); tests compare them
+(``tests/test_kl_statistics_triton.py``).  :data:`MODE` "products" keeps the library's
+Cholesky factorization and triangular solve and does the rest in Triton.
+
+Measured on an H100 (docs/gauge-attention.md, sixth GPU session), GT's size, full Sigma,
+float64, one process: at N = 1024 the graphed kernel 1.96 ms with the fused statistics
+against 2.38 ("products") and 2.53 (library calls), eager 2.89 against 3.36 and 3.96; at
+N = 128 graphed 0.51 / 0.53 / 0.61 ms.  The fused kernel is register-bound (255 registers
+a thread; with 2 warps, :data:`NUM_WARPS`, 174 spilled, and still the fastest).
+
+When it applies (:func:`unavailable` says why not): torch on CUDA with Triton importable,
+float32 or float64, n + 1 <= 64, outside autograd (forward only: inputs that require grad
+keep the library calls, differentiable) and outside ``torch.compile`` (Inductor makes its
+own kernels).  The factorization's check: the program writes whether every pivot was
+positive; eagerly the flags are read on the host (one sync, as ``torch.linalg.cholesky``
+makes) and a failed factorization reruns the library calls, which raise torch's error;
+inside a CUDA-graph capture the check is deferred (:func:`attngeom.kernels.cuda_graphs.defer_check`).
+A launch that fails (Triton cannot compile or run the kernel on this machine) is recorded
+in :data:`FAILED` and the library calls run from then on.
+
+Triton is imported at the first launch only (start-up, issue 26).  On the CPU the kernel
+runs only under Triton's interpreter (``TRITON_INTERPRET=1`` and :data:`INTERPRETED_ON_CPU`
+set, what the CPU tests do): there it is a correctness check, far slower than the library
+calls.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+
+from attngeom.kernels.backend import Backend
+
+#: the largest n + 1 the kernel's tile holds (a power of two; registers beyond it)
+MAX_TILE = 64
+
+#: warps per program (the tile's 32 x 32 entries spread over them).  2: on an H100 at GT's
+#: size, N = 1024, the statistics alone took 1.16-1.18 ms with 2 warps against 1.61 (4), 2.14
+#: (1) and 2.82 (8), 1.46-1.56 for the "products" mode and 1.88-2.14 for the library calls
+#: (wall time of eager calls; docs/gauge-attention.md, sixth GPU session)
+NUM_WARPS = 2
+
+#: "fused": the factorization, the solve and the products in one kernel; "products": the
+#: library's Cholesky factorization and triangular solve, then one kernel for the rest
+MODE = "fused"
+
+#: the fused kernel's n steps: 0 unrolled, k >= 1 a loop unrolled k times
+UNROLL = 0
+
+#: registers and spills per thread of the kernels launched, by (mode, unroll, n, dtype, warps)
+#: (None under the interpreter)
+LAUNCHES: dict = {}
+
+#: run the kernel on torch's CPU tensors too (only meaningful under TRITON_INTERPRET=1: the
+#: CPU tests set it in a subprocess)
+INTERPRETED_ON_CPU = False
+
+_ENABLED = [True]
+
+#: why a launch failed (Triton could not compile or run the kernel here), once: from then on
+#: the library calls run, and :func:`unavailable` says this
+FAILED: list[str] = []
+
+
+@contextlib.contextmanager
+def disabled():
+    """Within it the structured kernel uses the eager statistics (the A/B of the benchmark
+    and the profile script)."""
+    _ENABLED.append(False)
+    try:
+        yield
+    finally:
+        _ENABLED.pop()
+
+
+def enabled() -> bool:
+    """False inside :func:`disabled`."""
+    return _ENABLED[-1]
+
+
+def setting() -> tuple:
+    """What decides the kernel a call launches (the CUDA-graph cache keys on it: a graph
+    captured with one setting is not replayed for a caller with another)."""
+    return (enabled(), MODE, UNROLL, NUM_WARPS)
+
+
+@contextlib.contextmanager
+def configured(mode: str, unroll: int = 0, warps: int = 4):
+    """Within it the kernels launch with ``mode``, ``unroll`` and ``warps`` (the benchmark's A/B)."""
+    global MODE, UNROLL, NUM_WARPS
+    previous = MODE, UNROLL, NUM_WARPS
+    MODE, UNROLL, NUM_WARPS = mode, unroll, warps
+    try:
+        yield
+    finally:
+        MODE, UNROLL, NUM_WARPS = previous
+
+
+@functools.lru_cache(maxsize=1)
+def _triton_missing() -> str | None:
+    try:
+        import triton  # noqa: F401
+    except ImportError:
+        return "Triton is not installed"
+    return None
+
+
+def unavailable(be: Backend, *tensors) -> str | None:
+    """Why the fused statistics do not apply to ``tensors`` (mu, Sigma, rotation) on ``be``,
+    or None when they do."""
+    if not enabled():
+        return "disabled"
+    if be.name != "torch":
+        return f"{be.name} is not torch"
+    torch = be.module
+    first = tensors[0]
+    if first.device.type != "cuda" and not (INTERPRETED_ON_CPU and os.environ.get("TRITON_INTERPRET") == "1"):
+        return "not CUDA"
+    if any(x.dtype != first.dtype or x.device != first.device for x in tensors):
+        return "mixed dtypes or devices"
+    if first.dtype not in (torch.float32, torch.float64):
+        return f"dtype {first.dtype}"
+    if torch.is_grad_enabled() and any(x.requires_grad for x in tensors):
+        return "autograd (the eager statistics are differentiable)"
+    if torch.compiler.is_compiling():
+        return "inside torch.compile"
+    n = first.shape[-1]
+    if not 1 <= n < MAX_TILE:
+        return f"n = {n} outside 1 .. {MAX_TILE - 1}"
+    if any(s == 0 for x in tensors for s in x.shape):
+        return "empty input"
+    return FAILED[0] if FAILED else _triton_missing()
+
+
+def _tile(n: int) -> int:
+    """The tile's side: the power of two >= n + 1 (the rows of [R^T; mu^T]), at least 16
+    (the smallest side of a Triton tile product)."""
+    return max(16, 1 << n.bit_length())
+
+
+def _kernels() -> dict:
+    """The Triton kernels by mode (their module imports Triton: at the first launch only)."""
+    from attngeom.kernels.kl_statistics_triton_kernels import KERNELS
+    return KERNELS
+
+
+def full_statistics(mu, Sigma, rotation, head: str, be: Backend, fallback) -> dict:
+    """:func:`attngeom.kernels.kl_attention.rotated_statistics` for full Sigma: the same
+    dict (``second``, ``precision``, ``precision_nu``, ``offset`` views of the ``operands``
+    (query, key) rows) from Triton, by :data:`MODE`.  ``rotation``: the frames' exponentials,
+    [..., N, n, n] shared by the heads (``head`` = '') or [..., H, N, n, n].  ``fallback()``:
+    the library statistics, called when a pivot was not positive (they raise)."""
+    from attngeom.kernels import cuda_graphs
+    from attngeom.kernels import kl_attention as kla
+    torch = be.module
+    n = mu.shape[-1]
+    per_head = rotation if head else rotation[..., None, :, :, :]
+    shape = torch.broadcast_shapes(tuple(mu.shape[:-1]), tuple(Sigma.shape[:-2]), tuple(per_head.shape[:-2]))
+    heads, tokens = shape[-2], shape[-1]
+    sigma = Sigma.expand(shape + (n, n)).contiguous()
+    means = mu.expand(shape + (n,)).contiguous()
+    frames = per_head.expand(shape + (n, n))
+    turned = frames.reshape((-1, heads, tokens, n, n))
+    count = sigma.numel() // (n * n)
+    width = n * (n + 1) // 2 + n + 2
+    query, key = sigma.new_empty(shape + (width,)), sigma.new_empty(shape + (width,))
+    nu, logdet = sigma.new_empty(shape + (n,)), sigma.new_empty(shape)
+    rows = (query, key, nu, logdet, heads, tokens) + tuple(turned.stride())
+    options = {"n": n, "TILE": _tile(n), "num_warps": NUM_WARPS}
+    if MODE == "products":
+        lower = kla.cholesky(sigma, be).reshape((-1, n, n))
+        solved = kla.solve_lower_right(lower, torch.cat([kla._swap(frames).reshape((-1, n, n)),
+                                                         means.reshape((-1, 1, n))], -2), be).contiguous()
+        arguments = (sigma, means, turned, lower, solved, *rows, lower.stride(0), lower.stride(1) + lower.stride(2))
+    else:
+        ok = torch.empty(shape, dtype=torch.int8, device=sigma.device)
+        arguments = (sigma, means, turned, *rows[:4], ok, *rows[4:])
+        options["UNROLL"] = UNROLL
+    try:
+        launched = _kernels()[MODE][(count,)](*arguments, **options)
+    except Exception as error:           # Triton could not compile or launch it here
+        FAILED.append(f"Triton failed: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}")
+        return fallback()
+    if MODE != "products":
+        factored = ok.bool().all()
+        if cuda_graphs.deferring():
+            cuda_graphs.defer_check(factored)
+        elif not bool(factored):
+            return fallback()
+    LAUNCHES[(MODE, UNROLL, n, str(sigma.dtype), NUM_WARPS)] = {
+        "registers": getattr(launched, "n_regs", None), "spills": getattr(launched, "n_spills", None)}
+    size = n * (n + 1) // 2
+    return {"rotation": rotation, "nu": nu, "second": query[..., :size], "precision": key[..., :size],
+            "precision_nu": key[..., size:size + n], "offset": key[..., size + n], "logdet": logdet,
+            "head": head, "operands": (query, key)}
