@@ -105,11 +105,13 @@ _INTERPRETED = textwrap.dedent("""
     from tests.test_kl_statistics_triton import ROW_KEYS, _inputs, compare_with_library
     fused.INTERPRETED_ON_CPU = True
     be = get_backend("torch")
-    for setting in (fused.setting()[1:], ("fused", 1, 2), ("products", 0, 2)):
+    default = fused.setting()[1:]
+    for setting in (default, ("fused", 1, 2, 0), ("fused", 0, 2, 1), ("fused", 1, 2, 1),
+                    ("products", 0, 2, 0), ("products", 0, 2, 1)):
         with fused.configured(*setting):
             for n, shared in ((4, True), (4, False), (20, True)):
-                if n == 20 and setting != fused.setting()[1:]:
-                    continue                  # GT's head: the default setting only
+                if n == 20 and setting not in (default, ("fused", 0, 2, 1)):
+                    continue                  # GT's head: the default and the streamed fused kernel
                 for dtype in (torch.float64, torch.float32):
                     arrays = [torch.as_tensor(x, dtype=dtype)
                               for x in _inputs(n=n, shared=shared, tokens=3 if n == 20 else 5)]
@@ -158,9 +160,10 @@ def compare_with_library(be, mu, sigma, frames):
 @pytest.mark.skipif(importlib.util.find_spec("triton") is None, reason="Triton is not installed")
 def test_fused_statistics_under_the_interpreter():
     """Triton's interpreter (NumPy on the CPU) runs the kernels at n = 4 (shared and per-head
-    frames; the default setting, the fused kernel's loop form and the "products" mode) and
-    n = 20 (GT's head, a 32 x 32 tile; the default), float64 and float32 (a subprocess: the
-    interpreter is chosen when Triton is imported)."""
+    frames; the default setting, the fused kernel's loop form, the "products" mode, each
+    with tile products and streamed) and n = 20 (GT's head, a 32 x 32 tile; the default and
+    the streamed fused kernel), float64 and float32 (a subprocess: the interpreter is chosen
+    when Triton is imported)."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     triton_home = os.path.dirname(os.path.dirname(importlib.util.find_spec("triton").origin))
     env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=os.pathsep.join(

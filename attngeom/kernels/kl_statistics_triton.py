@@ -38,7 +38,11 @@ Measured on an H100 (docs/gauge-attention.md, sixth GPU session), GT's size, ful
 float64, one process: at N = 1024 the graphed kernel 1.96 ms with the fused statistics
 against 2.38 ("products") and 2.53 (library calls), eager 2.89 against 3.36 and 3.96; at
 N = 128 graphed 0.51 / 0.53 / 0.61 ms.  The fused kernel is register-bound (255 registers
-a thread; with 2 warps, :data:`NUM_WARPS`, 174 spilled, and still the fastest).
+a thread; with 2 warps, :data:`NUM_WARPS`, 174 spilled, and still the fastest).  :data:`STREAM`
+= 1 forms the products without tile products (rank-one updates, operands read from memory:
+fewer registers), checked under the interpreter and not yet timed on a GPU; the profile
+script (``tests/benchmarks/profile_gauge_kernel.py``, ``run_gpu_checks.sh gauge-profile``)
+times it beside the default.
 
 When it applies (:func:`unavailable` says why not): torch on CUDA with Triton importable,
 float32 or float64, n + 1 <= 64, outside autograd (forward only: inputs that require grad
@@ -80,7 +84,11 @@ MODE = "fused"
 #: the fused kernel's n steps: 0 unrolled, k >= 1 a loop unrolled k times
 UNROLL = 0
 
-#: registers and spills per thread of the kernels launched, by (mode, unroll, n, dtype, warps)
+#: the products: 0 tile products (``tl.dot``), 1 rank-one updates with operands read from
+#: memory (:mod:`attngeom.kernels.kl_statistics_triton_kernels`; not yet timed on a GPU)
+STREAM = 0
+
+#: registers and spills per thread of the kernels launched, by (mode, unroll, warps, stream, n, dtype)
 #: (None under the interpreter)
 LAUNCHES: dict = {}
 
@@ -114,19 +122,20 @@ def enabled() -> bool:
 def setting() -> tuple:
     """What decides the kernel a call launches (the CUDA-graph cache keys on it: a graph
     captured with one setting is not replayed for a caller with another)."""
-    return (enabled(), MODE, UNROLL, NUM_WARPS)
+    return (enabled(), MODE, UNROLL, NUM_WARPS, STREAM)
 
 
 @contextlib.contextmanager
-def configured(mode: str, unroll: int = 0, warps: int = 4):
-    """Within it the kernels launch with ``mode``, ``unroll`` and ``warps`` (the benchmark's A/B)."""
-    global MODE, UNROLL, NUM_WARPS
-    previous = MODE, UNROLL, NUM_WARPS
-    MODE, UNROLL, NUM_WARPS = mode, unroll, warps
+def configured(mode: str, unroll: int = 0, warps: int = 2, stream: int = 0):
+    """Within it the kernels launch with ``mode``, ``unroll``, ``warps`` and ``stream`` (the
+    benchmark's A/B)."""
+    global MODE, UNROLL, NUM_WARPS, STREAM
+    previous = MODE, UNROLL, NUM_WARPS, STREAM
+    MODE, UNROLL, NUM_WARPS, STREAM = mode, unroll, warps, stream
     try:
         yield
     finally:
-        MODE, UNROLL, NUM_WARPS = previous
+        MODE, UNROLL, NUM_WARPS, STREAM = previous
 
 
 @functools.lru_cache(maxsize=1)
@@ -199,7 +208,7 @@ def full_statistics(mu, Sigma, rotation, head: str, be: Backend, fallback) -> di
     query, key = sigma.new_empty(shape + (width,)), sigma.new_empty(shape + (width,))
     nu, logdet = sigma.new_empty(shape + (n,)), sigma.new_empty(shape)
     rows = (query, key, nu, logdet, heads, tokens) + tuple(turned.stride())
-    options = {"n": n, "TILE": _tile(n), "num_warps": NUM_WARPS}
+    options = {"n": n, "TILE": _tile(n), "STREAM": STREAM, "num_warps": NUM_WARPS}
     if MODE == "products":
         lower = kla.cholesky(sigma, be).reshape((-1, n, n))
         solved = kla.solve_lower_right(lower, torch.cat([kla._swap(frames).reshape((-1, n, n)),
@@ -220,7 +229,7 @@ def full_statistics(mu, Sigma, rotation, head: str, be: Backend, fallback) -> di
             cuda_graphs.defer_check(factored)
         elif not bool(factored):
             return fallback()
-    LAUNCHES[(MODE, UNROLL, n, str(sigma.dtype), NUM_WARPS)] = {
+    LAUNCHES[(MODE, UNROLL, NUM_WARPS, STREAM, n, str(sigma.dtype))] = {
         "registers": getattr(launched, "n_regs", None), "spills": getattr(launched, "n_spills", None)}
     size = n * (n + 1) // 2
     return {"rotation": rotation, "nu": nu, "second": query[..., :size], "precision": key[..., :size],

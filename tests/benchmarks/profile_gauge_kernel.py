@@ -133,15 +133,16 @@ def _clone_forms(tokens: int) -> dict:
     return {"tokens": tokens, **_interleaved_ms(forms, be, mu)}
 
 
-#: the Triton statistics' settings timed by :func:`_fused_forms`: (mode, unroll, warps)
-TRITON_SETTINGS = [("fused", 0, 1), ("fused", 0, 2), ("fused", 0, 4), ("fused", 0, 8), ("fused", 1, 2),
-                   ("fused", 1, 4), ("products", 0, 2), ("products", 0, 4)]
+#: the Triton statistics' settings timed by :func:`_fused_forms`: (mode, unroll, warps, stream);
+#: the default (fused, unrolled, 2 warps, tile products) first
+TRITON_SETTINGS = [("fused", 0, 2, 0), ("fused", 0, 2, 1), ("fused", 0, 4, 1), ("fused", 1, 2, 1),
+                   ("fused", 1, 4, 1), ("products", 0, 2, 1), ("products", 0, 4, 1), ("products", 0, 4, 0)]
 
 
 def _fused_forms(tokens: int, settings=None) -> dict:
     """The Triton per-token statistics (:mod:`attngeom.kernels.kl_statistics_triton`) against
-    the library calls on CUDA, full Sigma: in each of ``settings`` (mode, unroll, warps;
-    default :data:`TRITON_SETTINGS`) the statistics alone (with the largest difference of
+    the library calls on CUDA, full Sigma: in each of ``settings`` (mode, unroll, warps,
+    stream; default :data:`TRITON_SETTINGS`) the statistics alone (with the largest difference of
     their query and key rows from the library calls' and the kernel's registers and spills),
     the eager kernel and the graphed kernel; the same three with the library calls."""
     from attngeom.kernels import kl_attention as kla
@@ -171,7 +172,7 @@ def _fused_forms(tokens: int, settings=None) -> dict:
         return kla.kl_attention_structured(mu, sigma, frames, config.kappa, be, graphs=True).values
 
     settings = TRITON_SETTINGS if settings is None else settings
-    names = {setting: "{}_u{}_w{}".format(*setting) for setting in settings}
+    names = {setting: "{}_u{}_w{}_s{}".format(*setting) for setting in settings}
     forms = {"statistics_" + names[setting]: statistics(setting) for setting in settings}
     forms["statistics_library"] = library
     for setting in settings:
@@ -183,7 +184,7 @@ def _fused_forms(tokens: int, settings=None) -> dict:
     want = kla.pairwise_operands(library(), be, offsets=True)
     difference = {"statistics_" + names[setting]: max(float((a - b).abs().max()) for a, b in zip(
         kla.pairwise_operands(statistics(setting)(), be, offsets=True), want)) for setting in settings}
-    launches = {"{}_u{}_n{}_{}_w{}".format(*key): value for key, value in fused.LAUNCHES.items()}
+    launches = {"{}_u{}_w{}_s{}_n{}_{}".format(*key): value for key, value in fused.LAUNCHES.items()}
     return {"tokens": tokens, **timed, "max_abs_difference_of_rows": difference, "kernels": launches}
 
 
@@ -198,7 +199,7 @@ def main(argv=None) -> int:
     parser.add_argument("--n", default="128,1024", help="comma-separated sequence lengths")
     parser.add_argument("--out", default=os.environ.get("OUT", "tests/benchmarks/results"))
     parser.add_argument("--triton", default=None,
-                        help="the Triton settings to time, mode:unroll:warps,... (default TRITON_SETTINGS)")
+                        help="the Triton settings to time, mode:unroll:warps:stream,... (default TRITON_SETTINGS)")
     args = parser.parse_args(argv)
     import torch
     if args.device == "cuda" and not torch.cuda.is_available():
@@ -228,7 +229,7 @@ def main(argv=None) -> int:
             print(f"N={tokens} graphed, full Sigma: outputs cloned {clones[-1]['cloned_ms']:.3f} ms, "
                   f"static {clones[-1]['static_ms']:.3f} ms")
             fused.append(_fused_forms(tokens, None if args.triton is None else [
-                (mode, int(unroll), int(warps)) for mode, unroll, warps in
+                (mode, int(unroll), int(warps), int(stream)) for mode, unroll, warps, stream in
                 (item.split(":") for item in args.triton.split(","))]))
             print(f"N={tokens} Triton statistics: " + ", ".join(
                 f"{k[:-3]} {v:.3f} ms" for k, v in fused[-1].items() if k.endswith("_ms"))
