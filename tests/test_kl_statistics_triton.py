@@ -33,7 +33,7 @@ def _inputs(seed=0, batch=2, heads=3, tokens=5, n=4, shared=True):
 
 def test_where_the_fused_statistics_apply():
     """Only torch on CUDA (or the CPU under the interpreter, for tests), float32/64, outside
-    autograd and torch.compile, 1 <= n < 64; each refusal says why in a few words."""
+    autograd and torch.compile, 1 <= n < 32; each refusal says why in a few words."""
     import torch
     be = get_backend("torch")
     mu, sigma, frames = (torch.as_tensor(x) for x in _inputs())
@@ -52,8 +52,8 @@ def test_where_the_fused_statistics_apply():
         assert fused.unavailable(be, mu.float(), sigma, frames) == "mixed dtypes or devices"
         assert fused.unavailable(be, mu.to(torch.float16), sigma.to(torch.float16),
                                  frames.to(torch.float16)) == "dtype torch.float16"
-        big = torch.zeros((1, 1, 1, 64))
-        assert fused.unavailable(be, big, big, big) == "n = 64 outside 1 .. 63"
+        big = torch.zeros((1, 1, 1, 32))
+        assert fused.unavailable(be, big, big, big) == "n = 32 outside 1 .. 31"
         assert fused.unavailable(be, mu[:, :, :0], sigma[:, :, :0], frames) == "empty input"
         with fused.disabled():
             assert not fused.enabled() and fused.unavailable(be, mu, sigma, frames) == "disabled"

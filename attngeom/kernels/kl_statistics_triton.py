@@ -45,9 +45,9 @@ script (``tests/benchmarks/profile_gauge_kernel.py``, ``run_gpu_checks.sh gauge-
 times it beside the default.
 
 When it applies (:func:`unavailable` says why not): torch on CUDA with Triton importable,
-float32 or float64, n + 1 <= 64, outside autograd (forward only: inputs that require grad
-keep the library calls, differentiable) and outside ``torch.compile`` (Inductor makes its
-own kernels).  The factorization's check: the program writes whether every pivot was
+float32 or float64, n + 1 <= 32 (:data:`MAX_TILE`), outside autograd (forward only: inputs
+that require grad keep the library calls, differentiable) and outside ``torch.compile``
+(Inductor makes its own kernels).  The factorization's check: the program writes whether every pivot was
 positive; eagerly the flags are read on the host (one sync, as ``torch.linalg.cholesky``
 makes) and a failed factorization reruns the library calls, which raise torch's error;
 inside a CUDA-graph capture the check is deferred (:func:`attngeom.kernels.cuda_graphs.defer_check`).
@@ -68,8 +68,10 @@ import os
 
 from attngeom.kernels.backend import Backend
 
-#: the largest n + 1 the kernel's tile holds (a power of two; registers beyond it)
-MAX_TILE = 64
+#: the largest tile (n + 1 <= MAX_TILE): a 32 x 32 float64 tile already fills the registers
+#: (255 a thread at GT's n = 20, measured); a 64 x 64 one would spill four times as much, and
+#: only n = 20 has been timed, so larger heads keep the library calls
+MAX_TILE = 32
 
 #: warps per program (the tile's 32 x 32 entries spread over them).  2: on an H100 at GT's
 #: size, N = 1024, the statistics alone took 1.16-1.18 ms with 2 warps against 1.61 (4), 2.14
