@@ -50,8 +50,8 @@ from typing import Any
 
 import numpy as np
 
-from attngeom.kernels.backend import Backend
 from attngeom.kernels import kl_statistics_triton
+from attngeom.kernels.backend import Backend
 from attngeom.kernels.errors import BadInput
 
 # ---------------------------------------------------------------------------------------
