@@ -173,6 +173,12 @@ def _fused_forms(tokens: int, settings=None) -> dict:
 
     settings = TRITON_SETTINGS if settings is None else settings
     names = {setting: "{}_u{}_w{}_s{}".format(*setting) for setting in settings}
+    failed = {}                 # a setting Triton cannot compile here: recorded, left out
+    for setting in settings:    # (kept in FAILED it would send every later call to the library)
+        statistics(setting)()
+        if fused.FAILED:
+            failed[names[setting]] = fused.FAILED.pop()
+    settings = [setting for setting in settings if names[setting] not in failed]
     forms = {"statistics_" + names[setting]: statistics(setting) for setting in settings}
     forms["statistics_library"] = library
     for setting in settings:
@@ -185,7 +191,8 @@ def _fused_forms(tokens: int, settings=None) -> dict:
     difference = {"statistics_" + names[setting]: max(float((a - b).abs().max()) for a, b in zip(
         kla.pairwise_operands(statistics(setting)(), be, offsets=True), want)) for setting in settings}
     launches = {"{}_u{}_w{}_s{}_n{}_{}".format(*key): value for key, value in fused.LAUNCHES.items()}
-    return {"tokens": tokens, **timed, "max_abs_difference_of_rows": difference, "kernels": launches}
+    return {"tokens": tokens, **timed, "max_abs_difference_of_rows": difference, "kernels": launches,
+            "failed": failed}
 
 
 def _last(result):
@@ -233,7 +240,8 @@ def main(argv=None) -> int:
                 (item.split(":") for item in args.triton.split(","))]))
             print(f"N={tokens} Triton statistics: " + ", ".join(
                 f"{k[:-3]} {v:.3f} ms" for k, v in fused[-1].items() if k.endswith("_ms"))
-                  + f"; rows max |diff| {fused[-1]['max_abs_difference_of_rows']}; kernels {fused[-1]['kernels']}")
+                  + f"; rows max |diff| {fused[-1]['max_abs_difference_of_rows']}; kernels {fused[-1]['kernels']}"
+                  + f"; failed {fused[-1]['failed']}")
     (out / f"gauge_profile_{args.device}.json").write_text(json.dumps(
         {"cases": report, "softmax_ab": forms, "clone_ab": clones, "fused_ab": fused}, indent=1))
     return 0
