@@ -160,6 +160,41 @@ def test_pair_products_on_both_axes_equal_gathers():
                               matrices[:, triangle_rows, triangle_cols])
 
 
+@pytest.mark.parametrize("chunk_bytes", [1, 5000, 6 << 20])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_congruence_rows_against_einsum(monkeypatch, chunk_bytes, dtype):
+    """The NumPy congruence of the diagonal-Sigma statistics (_congruence_rows: the pair
+    products of [R^T | nu] laid out [n, frames, n + g], chunked) equals R^T diag(s) R + nu
+    nu^T (nu on the first g rows only) from einsum, half-vectorized in _pairs' order: with
+    a generic (not orthogonal) R broadcast over a leading axis, chunks of one frame, of
+    uneven sizes and one chunk; diagonal_congruence the same without nu.  Mutants: nu added
+    on every row, and R where R^T belongs, disagree."""
+    monkeypatch.setattr(kla, "CONGRUENCE_CHUNK_BYTES", chunk_bytes)
+    rng = np.random.default_rng(7)
+    n, rows, g, size = 5, 6, 2, 15
+    scales = rng.normal(size=(2, 3, rows, n)).astype(dtype)
+    rotation = rng.normal(size=(1, 3, n, n)).astype(dtype)        # broadcast over axis 0
+    nu = rng.normal(size=(2, 3, g, n)).astype(dtype)
+    first, second = kla._pairs(n)
+    full = np.einsum("...rk,...ka,...kb->...rab", scales.astype(np.float64), rotation, rotation)
+    rank_one = np.einsum("...ra,...rb->...rab", nu, nu)
+    want = full.copy()
+    want[..., :g, :, :] += rank_one
+    table = np.zeros((2, 3, rows, size + n + 2), dtype=dtype)
+    table[..., :g, size:size + n] = nu
+    got = kla._congruence_rows(scales, rotation, table, get_backend("numpy"), nu_rows=g)
+    tolerance = 1e-12 if dtype == "float64" else 2e-5
+    assert got is table and got.dtype == np.dtype(dtype)
+    assert np.max(np.abs(got[..., :size] - want[..., first, second])) < tolerance
+    assert np.array_equal(got[..., :g, size:size + n], nu)           # nu left in place
+    plain = kla.diagonal_congruence(scales, rotation, get_backend("numpy"))
+    assert np.max(np.abs(plain - full[..., first, second])) < tolerance
+    everywhere = full + rank_one[..., :1, :, :]                       # nu_1 nu_1^T on every row
+    assert np.max(np.abs(got[..., :size] - everywhere[..., first, second])) > 1e-2
+    transposed = np.einsum("...rk,...ak,...bk->...rab", scales.astype(np.float64), rotation, rotation)
+    assert np.max(np.abs(plain - transposed[..., first, second])) > 1e-2
+
+
 # jax compiles per shape: per-head frames are covered on numpy and torch
 AGREEMENT_CASES = [(backend, diagonal, shared) for backend in BACKENDS for diagonal in (False, True)
                    for shared in (True, False) if shared or backend != "jax"]

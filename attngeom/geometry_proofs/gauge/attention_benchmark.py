@@ -65,8 +65,8 @@ from attngeom.kernels.kl_attention import (dot_product_attention, frame_exp, ful
                                            kl_attention_direct, kl_attention_structured, pairwise_operands,
                                            pairwise_product, rotated_statistics, skew, so_dimension,
                                            split_heads)
-from attngeom.kernels.kl_attention import (_attention_weights, _frame_spec, _grouped, _pair_products, _swap,
-                                           _transposed, cholesky, solve_lower_right)
+from attngeom.kernels.kl_attention import (_attention_weights, _frame_spec, _grouped, cholesky,
+                                           diagonal_congruence, solve_lower_right)
 from attngeom.kernels.sampling import Sampler
 
 
@@ -229,7 +229,7 @@ def _congruence_job(mu, sigma, frames, be) -> Callable[[], object]:
     scales = _grouped((sigma, 1.0 / sigma), head, be)
 
     def job():
-        return scales @ _swap(_pair_products(_transposed(rotation, be), be, axis=-2))
+        return diagonal_congruence(scales, rotation, be)
     return job
 
 
