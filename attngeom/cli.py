@@ -550,8 +550,9 @@ def benchmark():
 @click.option("--gt-code", "gt_code", is_flag=True,
               help="also time GT's public code (ATTNGEOM_GT_CODE=checkout), full and diagonal Sigma")
 @click.option("--cuda-graphs", "cuda_graphs", is_flag=True,
-              help="also time the structured kernel and the standard layer replayed from CUDA graphs "
-                   "(torch on cuda; elsewhere the eager paths, reported as not graphed)")
+              help="also time the structured kernel (returning clones, and its static outputs) and "
+                   "the standard layer replayed from CUDA graphs (torch on cuda; elsewhere the "
+                   "eager paths, reported as not graphed)")
 @click.option("--compile", "compiled", is_flag=True,
               help="also time the structured kernel and the standard layer compiled by "
                    "torch.compile (torch; compiled in the untimed warm-up; elsewhere the eager "

@@ -553,7 +553,8 @@ def _graph_inputs(be, diagonal, seed=0, dtype="float64"):
 
 @pytest.mark.parametrize("backend", ["numpy", "torch"])
 def test_graphs_option_is_the_eager_kernel_off_cuda(backend):
-    """graphs=True off torch-cuda: the eager kernel, the same numbers, counted as eager."""
+    """graphs=True off torch-cuda (with or without static_outputs): the eager kernel, the
+    same numbers, counted as eager."""
     from attngeom.kernels import cuda_graphs
     be = get_backend(backend)
     cuda_graphs.reset_stats()
@@ -561,10 +562,12 @@ def test_graphs_option_is_the_eager_kernel_off_cuda(backend):
         args = _graph_inputs(be, diagonal)
         a = kl_attention_structured(*args, 0.7, be, diagonal_sigma=diagonal)
         b = kl_attention_structured(*args, 0.7, be, diagonal_sigma=diagonal, graphs=True)
+        c = kl_attention_structured(*args, 0.7, be, diagonal_sigma=diagonal, graphs=True, static_outputs=True)
         for name in ("kl", "beta", "values"):
             assert np.array_equal(be.to_numpy(getattr(a, name)), be.to_numpy(getattr(b, name)))
+            assert np.array_equal(be.to_numpy(getattr(a, name)), be.to_numpy(getattr(c, name)))
     assert cuda_graphs.stats()["replays"] == 0 and not cuda_graphs.stats()["fallbacks"]
-    assert cuda_graphs.stats()["eager"] == (2 if backend == "torch" else 0)
+    assert cuda_graphs.stats()["eager"] == (4 if backend == "torch" else 0)
 
 
 @pytest.mark.parametrize("diagonal", [False, True], ids=["full", "diagonal"])
@@ -606,6 +609,13 @@ def test_graph_cache_copies_inputs_chains_and_falls_back(monkeypatch):
         first = kl_attention_graphed(*args, 0.7, be, clone=False)
         second = kl_attention_graphed(*args, 0.7, be, clone=False)
         assert first.kl is second.kl                # the static outputs, overwritten by each replay
+        # the public option: static_outputs=True returns them, the default fresh clones
+        static = [kl_attention_structured(*args, 0.7, be, graphs=True, static_outputs=True) for _ in range(2)]
+        fresh = [kl_attention_structured(*args, 0.7, be, graphs=True) for _ in range(2)]
+        outputs = ("kl", "beta", "values")
+        assert all(getattr(static[0], k) is getattr(static[1], k) for k in outputs) and static[0].kl is first.kl
+        assert not any(getattr(fresh[0], k).data_ptr() == getattr(fresh[1], k).data_ptr() for k in outputs)
+        assert np.max(np.abs(be.to_numpy(static[1].kl) - be.to_numpy(eager.kl))) <= 1e-12
         cuda_graphs.clear()
 
         def broken(*_):
@@ -625,7 +635,8 @@ def test_graph_cache_copies_inputs_chains_and_falls_back(monkeypatch):
 def test_graphs_equal_eager_on_cuda():
     """On torch-cuda the graph replays give the eager kernel's numbers (float64 to 1e-12;
     float32 to 1e-5 relative), for fresh inputs of the same shape too (the copies into
-    the static inputs), with no fallback."""
+    the static inputs), with no fallback; static_outputs=True returns the same numbers in
+    the graph's own buffers (the default returns clones of them)."""
     from tests.conftest import cuda_available
     if not cuda_available("torch"):
         pytest.skip("torch sees no CUDA device")
@@ -642,14 +653,18 @@ def test_graphs_equal_eager_on_cuda():
                         eager = kl_attention_structured(*args, 0.7, be, diagonal_sigma=diagonal, causal=causal)
                         graphed = kl_attention_structured(*args, 0.7, be, diagonal_sigma=diagonal, causal=causal,
                                                           graphs=True)
+                        static = kl_attention_structured(*args, 0.7, be, diagonal_sigma=diagonal, causal=causal,
+                                                         graphs=True, static_outputs=True)
                         for name in ("kl", "beta", "values"):
                             exact = be.to_numpy(getattr(eager, name))
                             scale = 1.0 if dtype == "float64" else max(1.0, float(np.max(np.abs(exact))))
                             assert np.max(np.abs(exact - be.to_numpy(getattr(graphed, name)))) <= bound * scale
+                            assert np.array_equal(be.to_numpy(getattr(graphed, name)), be.to_numpy(getattr(static, name)))
+                            assert getattr(graphed, name).data_ptr() != getattr(static, name).data_ptr()
         report = cuda_graphs.stats()
         print("\ncuda graphs:", report)
         assert not report["fallbacks"], report["fallbacks"]
-        assert report["captures"] > 0 and report["replays"] >= 2 * 16
+        assert report["captures"] > 0 and report["replays"] >= 2 * 32
     finally:
         cuda_graphs.clear()
 

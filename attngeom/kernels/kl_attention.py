@@ -950,7 +950,8 @@ def pairwise_product(query, key, be: Backend):
 
 def kl_attention_structured(mu, Sigma, frames, kappa: float, be: Backend, *,
                             diagonal_sigma: bool = False, causal: bool = False,
-                            graphs: bool = False, compiled: bool = False) -> KLAttention:
+                            graphs: bool = False, static_outputs: bool = False,
+                            compiled: bool = False) -> KLAttention:
     """KL attention using the gauge structure: every belief rotated once into the common
     frame (O(N n^3)), all pairwise KLs from one matrix product (O(N^2 n^2)) per head.
 
@@ -972,6 +973,13 @@ def kl_attention_structured(mu, Sigma, frames, kappa: float, be: Backend, *,
     more than the launches saved: on an H100 graphed 6.15 against eager 6.05 ms at N = 2048,
     17.5 against 15.4 at 4096, full Sigma); elsewhere ignored (the eager kernel; JAX
     compiles already).
+    ``static_outputs=True`` (with ``graphs=True``, opt-in): the graph's own K, beta and
+    values instead of clones, overwritten by the next call that replays the same graph
+    (the same shapes, settings and Taylor plan), as ``torch.compile``'s "reduce-overhead"
+    mode returns its outputs; consume
+    (or clone) them before that call.  The clones cost 0.18 ms of 2.38 at N = 1024 on an
+    H100 (full Sigma, ``tests/benchmarks/profile_gauge_kernel.py``, ``clone_ab``).
+    Ignored where the kernel runs eagerly (fresh arrays).
     ``compiled=True``: on torch, everything after the frame exponentials through
     ``torch.compile`` (:func:`attngeom.kernels.kl_attention_graphs.kl_attention_compiled`;
     for CUDA: on the CPU it is slower than the eager kernel); elsewhere ignored.
@@ -981,7 +989,8 @@ def kl_attention_structured(mu, Sigma, frames, kappa: float, be: Backend, *,
         return kl_attention_compiled(mu, Sigma, frames, kappa, be, diagonal_sigma=diagonal_sigma, causal=causal)
     if graphs and be.name == "torch":
         from attngeom.kernels.kl_attention_graphs import kl_attention_graphed
-        return kl_attention_graphed(mu, Sigma, frames, kappa, be, diagonal_sigma=diagonal_sigma, causal=causal)
+        return kl_attention_graphed(mu, Sigma, frames, kappa, be, diagonal_sigma=diagonal_sigma, causal=causal,
+                                    clone=not static_outputs)
     if be.name == "jax" and not _traced(frames, be):
         # JAX: exp(phi) eagerly (frame_exp reads its norm on the host), the rest compiled
         # once per shape (jax-cpu at GT's size: 41-69 ms op by op, 15-22 ms compiled;

@@ -187,5 +187,6 @@ def test_cuda_graphs():
             assert max(graphs["agreement_with_eager"].values()) <= 1e-12
             ratios[label] = {name: round(report["ratios"][name], 2) for name in
                              ("structured_over_standard", "structured_graphed_over_standard",
-                              "structured_graphed_over_standard_graphed")}
+                              "structured_graphed_over_standard_graphed",
+                              "structured_graphed_static_over_standard")}
     print("\nstructured (eager, graphed) / standard layer (eager, graphed):", ratios)
