@@ -80,12 +80,14 @@ def test_cpu_backends(backend):
 
 #: issue 26's target for (b) against its floor (frame exponentials + the pairwise product)
 #: on numpy and torch CPU, and the bounds this benchmark holds the kernel to (CPU time, one
-#: thread, round-robin timing, freed memory kept).  The target is not met (docs/gauge-
-#: attention.md, third pass: diagonal 2.0-2.55x, full Sigma 3.7-4.5x in float64, up to 5.7x
-#: in float32, where the products speed up and the per-matrix factorizations do not); the
-#: bounds catch regressions, about 20% above the largest ratio measured before this pass.
+#: thread, round-robin timing, freed memory kept).  docs/gauge-attention.md: met for diagonal
+#: Sigma in float64 since its fourth CPU pass (1.92-1.96x on both backends), not for full
+#: Sigma (3.6-3.7x in float64, up to 4.8x in float32, where the products speed up and the
+#: per-matrix factorizations do not).  The bounds catch regressions: about 20% above the
+#: largest ratio measured (diagonal float64: above the fourth pass's; the others: above the
+#: third's).
 FLOOR_TARGET = 2.0
-FLOOR_BOUND = {("diagonal", "float64"): 3.0, ("full", "float64"): 6.0,
+FLOOR_BOUND = {("diagonal", "float64"): 2.4, ("full", "float64"): 6.0,
                ("diagonal", "float32"): 5.0, ("full", "float32"): 8.5}
 #: (b) / (floor + per-token work + softmax), the same ratio to the bound no version on these
 #: calls goes below: a regression bound, about 20% above the largest measured.
