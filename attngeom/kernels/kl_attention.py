@@ -807,9 +807,9 @@ def _diagonal_statistics(mu, Sigma, rotation, head: str, be: Backend) -> dict:
     operands of :func:`pairwise_operands` (the first g rows the queries, the others the
     keys), finished in place (``operands``): no concatenation and two passes fewer over the
     N x n(n+1)/2 arrays; the pair products of R and of nu are formed a chunk of frames at a
-    time (:func:`_congruence_rows`).  On torch's
-    CPU outside autograd the query rows are written in place and the keys concatenated;
-    elsewhere both are concatenated (the same numbers).
+    time (:func:`_congruence_rows`).  On torch's CPU outside autograd the query rows are
+    written in place and the keys concatenated; elsewhere both are concatenated (the same
+    numbers).
     """
     n = mu.shape[-1]
     size = n * (n + 1) // 2
@@ -976,9 +976,9 @@ def kl_attention_structured(mu, Sigma, frames, kappa: float, be: Backend, *,
     ``static_outputs=True`` (with ``graphs=True``, opt-in): the graph's own K, beta and
     values instead of clones, overwritten by the next call that replays the same graph
     (the same shapes, settings and Taylor plan), as ``torch.compile``'s "reduce-overhead"
-    mode returns its outputs; consume
-    (or clone) them before that call.  The clones cost 0.18 ms of 2.38 at N = 1024 on an
-    H100 (full Sigma, ``tests/benchmarks/profile_gauge_kernel.py``, ``clone_ab``).
+    mode returns its outputs; consume (or clone) them before that call.  The clones cost
+    0.18 ms of 2.38 at N = 1024 on an H100 (full Sigma,
+    ``tests/benchmarks/profile_gauge_kernel.py``, ``clone_ab``).
     Ignored where the kernel runs eagerly (fresh arrays).
     ``compiled=True``: on torch, everything after the frame exponentials through
     ``torch.compile`` (:func:`attngeom.kernels.kl_attention_graphs.kl_attention_compiled`;
