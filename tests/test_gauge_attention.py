@@ -370,8 +370,11 @@ def test_benchmark_library_small(diagonal):
     assert report["ratios"]["floor_over_standard"] == floor / timings["standard"]["median_s"]
     assert report["ratios"]["structured_over_floor"] == timings["structured"]["median_s"] / floor
     assert "error_against_float64" not in report and report["heap_kept"] in (True, False)
+    from attngeom.kernels import kl_statistics_cpu
+    compiled = kl_statistics_cpu.instruction_set()
     assert report["per_token_statistics"] == (
-        "library calls (diagonal Sigma)" if diagonal else "library calls (numpy is not torch)")
+        "library calls (diagonal Sigma)" if diagonal else
+        f"compiled C ({compiled})" if compiled else "library calls (numpy is not torch; the C extension was not built)")
 
 
 @pytest.mark.parametrize("backend", ["numpy", "torch", "jax"])

@@ -4,6 +4,7 @@ interpreter on the CPU (skipped where Triton is not installed) and on CUDA (-m g
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import subprocess
@@ -14,12 +15,22 @@ import numpy as np
 import pytest
 
 from attngeom.kernels import kl_attention as kla
+from attngeom.kernels import kl_statistics_cpu
 from attngeom.kernels import kl_statistics_triton as fused
 from attngeom.kernels.backend import get_backend
 from attngeom.kernels.kl_attention import kl_attention_direct, kl_attention_structured, skew, so_dimension
 from attngeom.kernels.sampling import Sampler
 
 ROW_KEYS = ("nu", "second", "precision", "precision_nu", "offset", "logdet")
+
+
+@contextlib.contextmanager
+def library_calls():
+    """The eager statistics as library calls: the Triton kernel and the compiled CPU kernel
+    (:mod:`attngeom.kernels.kl_statistics_cpu`, which torch's CPU tensors would get under the
+    interpreter) disabled."""
+    with fused.disabled(), kl_statistics_cpu.disabled():
+        yield
 
 
 def _inputs(seed=0, batch=2, heads=3, tokens=5, n=4, shared=True):
@@ -85,7 +96,7 @@ def test_a_launch_that_fails_falls_back_once_and_says_why(monkeypatch):
     monkeypatch.setattr(fused, "FAILED", [])
     assert fused.unavailable(be, mu, sigma, frames) is None
     got = kla.rotated_statistics(mu, sigma, frames, be)
-    with fused.disabled():
+    with library_calls():
         want = kla.rotated_statistics(mu, sigma, frames, be)
     assert "operands" not in got and all(torch.equal(got[k], want[k]) for k in ROW_KEYS)
     assert fused.FAILED == ["Triton failed: RuntimeError: no compiler for this device"]
@@ -136,7 +147,7 @@ def compare_with_library(be, mu, sigma, frames):
         assert difference <= bound * scale, (what, difference)
 
     got = kla.rotated_statistics(mu, sigma, frames, be)
-    with fused.disabled():
+    with library_calls():
         want = kla.rotated_statistics(mu, sigma, frames, be)
         library = kl_attention_structured(mu, sigma, frames, 0.7, be, causal=True)
     assert "operands" in got and "operands" not in want

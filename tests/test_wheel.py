@@ -32,8 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: the other package of the issue, installed beside attngeom (the version the issue names).
 KERNELS = "kernels==0.17.2"
 GEC_DATA = "attngeom/geometry_proofs/gating/experiment/data"
-#: files of the tree that never go into a wheel.
-_IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".*")
+#: files of the tree that never go into a wheel (the compiled extension: the build makes its own).
+_IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".*", "*.so", "*.pyd")
 
 
 def _copy_source(dest: Path) -> Path:
@@ -42,7 +42,7 @@ def _copy_source(dest: Path) -> Path:
     next wheel)."""
     src = dest / "src"
     src.mkdir(parents=True)
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy2(ROOT / name, src / name)
     shutil.copytree(ROOT / "attngeom", src / "attngeom", ignore=_IGNORED)
     return src

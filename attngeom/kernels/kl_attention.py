@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from attngeom.kernels import kl_statistics_triton
+from attngeom.kernels import kl_statistics_cpu, kl_statistics_triton
 from attngeom.kernels.backend import Backend
 from attngeom.kernels.errors import BadInput
 
@@ -739,10 +739,11 @@ def rotated_statistics(mu, Sigma, frames, be: Backend, *, diagonal_sigma: bool =
     * ``offset``    nu_i^T P_i nu_i + logdet Sigma_i,         shape=[..., H, N]
     * ``logdet``    logdet Sigma_i,                           shape=[..., H, N]
     * ``operands``  (diagonal Sigma on NumPy and torch's CPU; full Sigma from the Triton
-      kernel of :mod:`attngeom.kernels.kl_statistics_triton`, torch-cuda outside autograd)
-      the result of :func:`pairwise_operands` with offsets, built in place; ``second`` is a
-      view of its query rows (on NumPy and from the Triton kernel ``precision`` and
-      ``precision_nu`` are views of its key rows too)
+      kernel of :mod:`attngeom.kernels.kl_statistics_triton`, torch-cuda outside autograd,
+      or the C kernel of :mod:`attngeom.kernels.kl_statistics_cpu`, NumPy and torch's CPU
+      outside autograd) the result of :func:`pairwise_operands` with offsets, built in
+      place; ``second`` is a view of its query rows (on NumPy and from the compiled kernels
+      ``precision`` and ``precision_nu`` are views of its key rows too)
 
     so that second_i . precision_j = <M_i, P_j>_F / 2 (w: :func:`_half_vectorization`).
     ``rotation``: exp of the frames (as :func:`_frame_spec` arranges them) when the caller
@@ -752,16 +753,18 @@ def rotated_statistics(mu, Sigma, frames, be: Backend, *, diagonal_sigma: bool =
     rotation = frame_exp(skew_frames, be) if rotation is None else rotation
     if diagonal_sigma:
         return _diagonal_statistics(mu, Sigma, rotation, head, be)
-    if kl_statistics_triton.unavailable(be, mu, Sigma, rotation) is None:
-        return kl_statistics_triton.full_statistics(
-            mu, Sigma, rotation, head, be, lambda: _full_statistics(mu, Sigma, rotation, head, be))
+    for compiled in (kl_statistics_triton, kl_statistics_cpu):
+        if compiled.unavailable(be, mu, Sigma, rotation) is None:
+            return compiled.full_statistics(
+                mu, Sigma, rotation, head, be, lambda: _full_statistics(mu, Sigma, rotation, head, be))
     return _full_statistics(mu, Sigma, rotation, head, be)
 
 
 def _full_statistics(mu, Sigma, rotation, head: str, be: Backend) -> dict:
     """:func:`rotated_statistics` for full Sigma as batched library calls (differentiable;
-    on torch-cuda outside autograd :mod:`attngeom.kernels.kl_statistics_triton` computes the
-    same numbers in one kernel)."""
+    outside autograd :mod:`attngeom.kernels.kl_statistics_triton` on torch-cuda and
+    :mod:`attngeom.kernels.kl_statistics_cpu` on the CPU compute the same numbers in one
+    kernel)."""
     n = mu.shape[-1]
     per_head = rotation if head else rotation[..., None, :, :, :]       # [..., H or 1, N, n, n]
     lower = cholesky(Sigma, be)

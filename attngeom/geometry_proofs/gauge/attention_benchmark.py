@@ -204,11 +204,18 @@ def _interleaved_seconds(jobs: list, synchronize: Callable, progress) -> dict:
 
 def _factorizations_job(mu, sigma, frames, be) -> Callable[[], object]:
     """The per-(token, head) work of full Sigma that no arrangement of (b) avoids, as the
-    kernel's batched calls do it: the Cholesky factors L of every Sigma, the triangular
-    solve [R^T; mu^T] L^{-T} and the two Gram products (M and [P; (P nu)^T]) -- timed on
-    their own, their time added to the floor bounds from below what (b) can reach with
-    these calls (``floor_and_factorizations_over_floor``)."""
+    kernel does it: where the compiled statistics apply
+    (:mod:`attngeom.kernels.kl_statistics_cpu`, the CPU) all of it, the rows written;
+    otherwise the batched calls' Cholesky factors L of every Sigma, the triangular solve
+    [R^T; mu^T] L^{-T} and the two Gram products (M and [P; (P nu)^T]) -- timed on their
+    own, their time added to the floor bounds from below what (b) can reach this way
+    (``floor_and_factorizations_over_floor``)."""
+    from attngeom.kernels import kl_statistics_cpu
     n = mu.shape[-1]
+    if kl_statistics_cpu.unavailable(be, mu, sigma, frames) is None:
+        head, skew_frames = _frame_spec(frames)
+        rotation = frame_exp(skew_frames, be)
+        return lambda: kl_statistics_cpu.full_statistics(mu, sigma, rotation, head, be, None)
     rotation = frame_exp(frames[..., 0, :, :, :] if frames.shape[-4] == 1 else frames, be)
     per_head = rotation[..., None, :, :, :] if frames.shape[-4] == 1 else rotation
     turned = be.module.broadcast_to(per_head.swapaxes(-1, -2), tuple(sigma.shape)) \
@@ -369,10 +376,19 @@ def run_benchmark(config: BenchmarkConfig,
 
 def _statistics_path(config: BenchmarkConfig, be, mu, sigma, frames) -> str:
     """How the eager structured kernel computed its per-token statistics: "triton" (the fused
-    kernel of :mod:`attngeom.kernels.kl_statistics_triton`) or "library calls (why)"."""
-    from attngeom.kernels import kl_statistics_triton
-    reason = "diagonal Sigma" if config.diagonal else kl_statistics_triton.unavailable(be, mu, sigma, frames)
-    return "triton" if reason is None else f"library calls ({reason})"
+    kernel of :mod:`attngeom.kernels.kl_statistics_triton`), "compiled C (instruction set)"
+    (:mod:`attngeom.kernels.kl_statistics_cpu`) or "library calls (why not)"."""
+    from attngeom.kernels import kl_statistics_cpu, kl_statistics_triton
+    if config.diagonal:
+        return "library calls (diagonal Sigma)"
+    rotation = frames           # the compiled kernels' conditions do not depend on the values
+    triton = kl_statistics_triton.unavailable(be, mu, sigma, rotation)
+    if triton is None:
+        return "triton"
+    compiled = kl_statistics_cpu.unavailable(be, mu, sigma, rotation)
+    if compiled is None:
+        return f"compiled C ({kl_statistics_cpu.instruction_set()})"
+    return f"library calls ({triton}; {compiled})"
 
 
 #: issue 26: (b) on CUDA within 3x of the standard layer at N = 128 ... 4096.

@@ -1,0 +1,174 @@
+/* The kernel of kl_statistics_cpu.c for one floating type and one instruction set, included
+ * once per (REAL, LANES, SUFFIX, TARGET).
+ *
+ * Every step acts on a vector V of LANES independent (batch, head, token) items: item l of a
+ * group sits in lane l of every vector, so the n steps of the Cholesky factorization and of
+ * the forward substitution (divisions, square roots, short dependent loops on one n x n
+ * matrix) run as wide as the products.  The products are sums over k of a_k b_k^T for two
+ * rows of A and four consecutive columns of B at a time (panel_2x4: eight accumulators in
+ * registers, six loads for eight fused multiply-adds); the arrays carry zero padding so that
+ * every panel is whole (the strides below). */
+
+typedef REAL CAT(vector_, SUFFIX) __attribute__((vector_size(sizeof(REAL) * LANES)));
+#define V CAT(vector_, SUFFIX)
+
+/* out[j] = sum_k x0[k sx] y[k sy + j], out[4 + j] = sum_k x1[k sx] y[k sy + j], j < 4,
+ * k < count */
+TARGET static inline void CAT(panel_2x4_, SUFFIX)(const V *x0, const V *x1, Py_ssize_t sx,
+                                                   const V *y, Py_ssize_t sy, int count, V *out)
+{
+    V s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0}, t0 = {0}, t1 = {0}, t2 = {0}, t3 = {0};
+    for (int k = 0; k < count; k++) {
+        const V a = x0[k * sx], b = x1[k * sx];
+        const V *row = y + k * sy;
+        const V y0 = row[0], y1 = row[1], y2 = row[2], y3 = row[3];
+        s0 += a * y0; s1 += a * y1; s2 += a * y2; s3 += a * y3;
+        t0 += b * y0; t1 += b * y1; t2 += b * y2; t3 += b * y3;
+    }
+    out[0] = s0; out[1] = s1; out[2] = s2; out[3] = s3;
+    out[4] = t0; out[5] = t1; out[6] = t2; out[7] = t3;
+}
+#define PANEL CAT(panel_2x4_, SUFFIX)
+
+TARGET static Py_ssize_t CAT(statistics_, SUFFIX)(
+    const REAL *sigma, const REAL *mu, const REAL *rotation, const int64_t *frame,
+    REAL *query, REAL *key, REAL *nu_out, REAL *logdet_out, Py_ssize_t count, int n, V *work)
+{
+    const int m = n + 1;                                      /* columns of [R | mu] */
+    const Py_ssize_t nn = (Py_ssize_t)n * n, half = (Py_ssize_t)n * (n + 1) / 2, width = half + n + 2;
+    const Py_ssize_t ls = LOWER_STRIDE(n), ys = SOLVED_STRIDE(n), fs = FRAME_STRIDE(n);
+    V *S = work;                    /* (n + 1) x ls: [L | mu | 0], Sigma's lower triangle before */
+    V *R = S + (n + 1) * ls;        /* n x fs: the frame R */
+    V *Y = R + n * fs;              /* (n + 1) x ys: L^{-1} [R | mu] ([R | mu] before) */
+    V *F = Y + (n + 1) * ys;        /* (m + 1) x fs: [L | mu]^T R = [L^T R; nu^T] */
+    V *G = F + (m + 1) * fs;        /* (m + 1) x ys: Y^T Y (upper) */
+    V *M = G + (m + 1) * ys;        /* (n + 1) x fs: F^T F (upper) */
+    V *inverse = M + (n + 1) * fs;  /* n: 1 / L_kk */
+    V out[8];
+    Py_ssize_t failed = 0;
+    for (Py_ssize_t first = 0; first < count; first += LANES) {
+        Py_ssize_t item[LANES];
+        int bad[LANES];
+        for (int l = 0; l < LANES; l++) {
+            item[l] = first + l < count ? first + l : count - 1;
+            bad[l] = 0;
+        }
+        /* gather the group's inputs, a whole vector at a time (lane by lane stores into
+         * memory that is then read as vectors stall the loads) */
+        const REAL *s[LANES], *r[LANES], *x[LANES];
+        for (int l = 0; l < LANES; l++) {
+            s[l] = sigma + item[l] * nn;
+            r[l] = rotation + frame[item[l]] * nn;
+            x[l] = mu + item[l] * n;
+        }
+        for (int a = 0; a < n; a++) {
+            V v = {0};
+            for (int b = 0; b <= a; b++) {
+                for (int l = 0; l < LANES; l++) v[l] = s[l][a * n + b];
+                S[a * ls + b] = v;
+            }
+            for (int b = 0; b < n; b++) {
+                for (int l = 0; l < LANES; l++) v[l] = r[l][a * n + b];
+                R[a * fs + b] = Y[a * ys + b] = v;
+            }
+            for (int l = 0; l < LANES; l++) v[l] = x[l][a];
+            S[a * ls + n] = Y[a * ys + n] = v;
+        }
+        /* Sigma = L L^T, right-looking: column k of L from the pivot, then the rank-one
+         * update of the trailing lower triangle; logdet Sigma = sum_k log(pivot_k) */
+        V logdet = {0};
+        for (int k = 0; k < n; k++) {
+            V pivot = S[k * ls + k], root;
+            for (int l = 0; l < LANES; l++) {
+                if (!(pivot[l] > 0)) {                         /* not positive definite (or NaN) */
+                    bad[l] = 1;
+                    pivot[l] = 1;
+                }
+                root[l] = SQRT(pivot[l]);
+                logdet[l] += LOG(pivot[l]);
+            }
+            const V scale = 1 / root;
+            S[k * ls + k] = root;
+            inverse[k] = scale;
+            for (int i = k + 1; i < n; i++) S[i * ls + k] *= scale;
+            for (int i = k + 1; i < n; i++) {
+                const V lik = S[i * ls + k];
+                for (int j = k + 1; j <= i; j++) S[i * ls + j] -= lik * S[j * ls + k];
+            }
+        }
+        /* Y = L^{-1} [R | mu] in place, two rows at a time: the sums over the rows k < i
+         * already solved (one panel), then row i, then row i + 1's term in row i */
+        for (int i = 0; i < n; i += 2) {
+            const int pair = i + 1 < n;
+            for (int b = 0; b < m; b += 4) {
+                PANEL(S + i * ls, S + (i + 1) * ls, 1, Y + b, ys, i, out);
+                V *y0 = Y + i * ys + b, *y1 = Y + (i + 1) * ys + b;
+                const V lower = S[(i + 1) * ls + i];
+                for (int j = 0; j < 4; j++) {
+                    y0[j] = (y0[j] - out[j]) * inverse[i];
+                    if (pair) y1[j] = (y1[j] - out[4 + j] - lower * y0[j]) * inverse[i + 1];
+                }
+            }
+        }
+        /* G = Y^T Y (upper): [P, P nu; ., mu^T Sigma^{-1} mu] with P = R^T Sigma^{-1} R */
+        for (int a = 0; a < m; a += 2)
+            for (int b = a; b < m; b += 4) {
+                PANEL(Y + a, Y + a + 1, ys, Y + b, ys, n, out);
+                for (int j = 0; j < 4; j++) {
+                    G[a * ys + b + j] = out[j];
+                    G[(a + 1) * ys + b + j] = out[4 + j];
+                }
+            }
+        /* F = [L | mu]^T R (row c: sum over a >= c of L_ac R_a, row n: nu^T), then
+         * M = F^T F = R^T (Sigma + mu mu^T) R (upper) */
+        for (int c = 0; c < m; c += 2) {
+            const int start = c + 1 < n ? c : 0;
+            for (int b = 0; b < n; b += 4) {
+                PANEL(S + start * ls + c, S + start * ls + c + 1, ls, R + start * fs + b, fs, n - start, out);
+                for (int j = 0; j < 4; j++) {
+                    F[c * fs + b + j] = out[j];
+                    F[(c + 1) * fs + b + j] = out[4 + j];
+                }
+            }
+        }
+        for (int a = 0; a < n; a += 2)
+            for (int b = a; b < n; b += 4) {
+                PANEL(F + a, F + a + 1, fs, F + b, fs, m, out);
+                for (int j = 0; j < 4; j++) {
+                    M[a * fs + b + j] = out[j];
+                    M[(a + 1) * fs + b + j] = out[4 + j];
+                }
+            }
+        /* scatter: query = [M (diagonal halved), -nu, 1/2, -(logdet + n)/2],
+         *          key   = [P, P nu, nu^T P nu + logdet, 1] */
+        for (int l = 0; l < LANES && first + l < count; l++) {
+            const Py_ssize_t it = first + l;
+            REAL *q = query + it * width, *k = key + it * width;
+            Py_ssize_t t = n;
+            for (int a = 0; a < n; a++) {
+                q[a] = (REAL)0.5 * M[a * fs + a][l];
+                k[a] = G[a * ys + a][l];
+                for (int b = a + 1; b < n; b++, t++) {
+                    q[t] = M[a * fs + b][l];
+                    k[t] = G[a * ys + b][l];
+                }
+            }
+            for (int b = 0; b < n; b++) {
+                const REAL nu = F[n * fs + b][l];
+                q[half + b] = -nu;
+                k[half + b] = G[b * ys + n][l];
+                nu_out[it * n + b] = nu;
+            }
+            q[half + n] = (REAL)0.5;
+            q[half + n + 1] = (REAL)-0.5 * (logdet[l] + (REAL)n);
+            k[half + n] = G[n * ys + n][l] + logdet[l];
+            k[half + n + 1] = 1;
+            logdet_out[it] = logdet[l];
+            failed += bad[l];
+        }
+    }
+    return failed;
+}
+
+#undef V
+#undef PANEL

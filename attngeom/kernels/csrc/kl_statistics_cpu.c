@@ -1,0 +1,201 @@
+/* attngeom.kernels._kl_statistics_cpu: the full-Sigma per-token statistics of the GT
+ * structured kernel on the CPU, compiled (issue 26).  See attngeom/kernels/kl_statistics_cpu.py
+ * for what it computes and why; the arithmetic is in kl_statistics_body.h.
+ *
+ * One function, statistics(sigma, mu, rotation, frame, query, key, nu, logdet, n, itemsize
+ * [, path]):
+ * C-contiguous buffers (float64 when itemsize is 8, float32 when 4) of count x n x n,
+ * count x n, frames x n x n, int64 count, count x width (twice), count x n and count, width =
+ * n(n+1)/2 + n + 2.  Returns the number of items whose Sigma was not positive definite (a
+ * pivot <= 0 or NaN; their rows are then meaningless).  path: -1 (default) AVX2 + FMA where
+ * the CPU has them, 0 the baseline code, 1 AVX2 + FMA if available.  The GIL is released
+ * while it runs. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+
+/* the row strides of the work arrays (kl_statistics_body.h), in vectors: whole panels of two
+ * rows and four columns read only zero padding past the data */
+#define LOWER_STRIDE(n) ((Py_ssize_t)(n) + 2)
+#define SOLVED_STRIDE(n) ((Py_ssize_t)(n) + 4)
+#define FRAME_STRIDE(n) ((Py_ssize_t)(n) + 3)
+
+/* the work space of one group, in vectors */
+static Py_ssize_t work_vectors(int n)
+{
+    const Py_ssize_t m = n + 1;
+    return (n + 1) * LOWER_STRIDE(n) + n * FRAME_STRIDE(n) + (n + 1) * SOLVED_STRIDE(n)
+           + (m + 1) * FRAME_STRIDE(n) + (m + 1) * SOLVED_STRIDE(n) + (n + 1) * FRAME_STRIDE(n) + n;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define DISPATCH 1
+#else
+#define DISPATCH 0
+#endif
+
+/* float64: four lanes (one AVX2 register), float32: eight */
+#define REAL double
+#define LANES 4
+#define SQRT sqrt
+#define LOG log
+#define SUFFIX f64
+#define TARGET
+#include "kl_statistics_body.h"
+#undef SUFFIX
+#undef TARGET
+#if DISPATCH
+#define SUFFIX f64_avx2
+#define TARGET __attribute__((target("avx2,fma")))
+#include "kl_statistics_body.h"
+#undef SUFFIX
+#undef TARGET
+#endif
+#undef REAL
+#undef LANES
+#undef SQRT
+#undef LOG
+
+#define REAL float
+#define LANES 8
+#define SQRT sqrtf
+#define LOG logf
+#define SUFFIX f32
+#define TARGET
+#include "kl_statistics_body.h"
+#undef SUFFIX
+#undef TARGET
+#if DISPATCH
+#define SUFFIX f32_avx2
+#define TARGET __attribute__((target("avx2,fma")))
+#include "kl_statistics_body.h"
+#undef SUFFIX
+#undef TARGET
+#endif
+#undef REAL
+#undef LANES
+#undef SQRT
+#undef LOG
+
+static int wide(void)
+{
+#if DISPATCH
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return 0;
+#endif
+}
+
+/* a work space aligned to 64 bytes (the vectors' loads need their own alignment) */
+static void *aligned(size_t bytes, void **block)
+{
+    *block = malloc(bytes + 64);
+    if (*block == NULL) return NULL;
+    return (void *)(((uintptr_t)*block + 63) & ~(uintptr_t)63);
+}
+
+static PyObject *statistics(PyObject *self, PyObject *args)
+{
+    Py_buffer sigma, mu, rotation, frame, query, key, nu, logdet;
+    int n, itemsize, path = -1;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*w*w*ii|i", &sigma, &mu, &rotation, &frame, &query,
+                          &key, &nu, &logdet, &n, &itemsize, &path))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t failed = 0, count = 0, frames = 0, width = 0;
+    int ok = 0;
+    if (n < 1 || n > 1024 || (itemsize != 8 && itemsize != 4)) {
+        PyErr_SetString(PyExc_ValueError, "n must be in 1 .. 1024 and itemsize 8 or 4");
+        goto done;
+    }
+    count = mu.len / ((Py_ssize_t)n * itemsize);
+    frames = rotation.len / ((Py_ssize_t)n * n * itemsize);
+    width = (Py_ssize_t)n * (n + 1) / 2 + n + 2;
+    if (count < 1 || mu.len != count * n * itemsize || sigma.len != count * n * n * itemsize
+        || rotation.len != frames * n * n * itemsize || frame.len != count * 8
+        || query.len != count * width * itemsize || key.len != count * width * itemsize
+        || nu.len != count * n * itemsize || logdet.len != count * itemsize) {
+        PyErr_SetString(PyExc_ValueError, "buffer sizes do not match count, n and itemsize");
+        goto done;
+    }
+    const int64_t *index = (const int64_t *)frame.buf;
+    for (Py_ssize_t i = 0; i < count; i++)
+        if (index[i] < 0 || index[i] >= frames) {
+            PyErr_SetString(PyExc_ValueError, "frame index out of range");
+            goto done;
+        }
+    const size_t bytes = (size_t)work_vectors(n) * 32;
+    void *block;
+    void *work = aligned(bytes, &block);
+    if (work == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memset(work, 0, bytes);            /* the padding stays zero */
+    const int use_wide = path < 0 ? wide() : path > 0 && wide();
+    Py_BEGIN_ALLOW_THREADS
+    if (itemsize == 8) {
+        const double *args8[3] = {sigma.buf, mu.buf, rotation.buf};
+#if DISPATCH
+        if (use_wide)
+            failed = statistics_f64_avx2(args8[0], args8[1], args8[2], index, query.buf, key.buf,
+                                         nu.buf, logdet.buf, count, n, work);
+        else
+#endif
+            failed = statistics_f64(args8[0], args8[1], args8[2], index, query.buf, key.buf,
+                                    nu.buf, logdet.buf, count, n, work);
+    } else {
+        const float *args4[3] = {sigma.buf, mu.buf, rotation.buf};
+#if DISPATCH
+        if (use_wide)
+            failed = statistics_f32_avx2(args4[0], args4[1], args4[2], index, query.buf, key.buf,
+                                         nu.buf, logdet.buf, count, n, work);
+        else
+#endif
+            failed = statistics_f32(args4[0], args4[1], args4[2], index, query.buf, key.buf,
+                                    nu.buf, logdet.buf, count, n, work);
+    }
+    Py_END_ALLOW_THREADS
+    (void)use_wide;
+    free(block);
+    ok = 1;
+done:
+    if (ok) result = PyLong_FromSsize_t(failed);
+    PyBuffer_Release(&sigma);
+    PyBuffer_Release(&mu);
+    PyBuffer_Release(&rotation);
+    PyBuffer_Release(&frame);
+    PyBuffer_Release(&query);
+    PyBuffer_Release(&key);
+    PyBuffer_Release(&nu);
+    PyBuffer_Release(&logdet);
+    return result;
+}
+
+static PyObject *instruction_set(PyObject *self, PyObject *args)
+{
+    (void)self;
+    (void)args;
+    return PyUnicode_FromString(wide() ? "avx2+fma" : "baseline");
+}
+
+static PyMethodDef methods[] = {
+    {"statistics", statistics, METH_VARARGS,
+     "statistics(sigma, mu, rotation, frame, query, key, nu, logdet, n, itemsize[, path]) -> failures"},
+    {"instruction_set", instruction_set, METH_NOARGS, "the instruction set the kernel runs with"},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kl_statistics_cpu",
+                                    "Full-Sigma statistics of the GT structured kernel (C).", -1,
+                                    methods};
+
+PyMODINIT_FUNC PyInit__kl_statistics_cpu(void) { return PyModule_Create(&module); }

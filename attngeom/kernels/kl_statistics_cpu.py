@@ -1,0 +1,165 @@
+"""The full-Sigma per-token statistics of the GT structured kernel, compiled for the CPU
+(NumPy, and torch's CPU outside autograd; issue 26).
+
+:func:`attngeom.kernels.kl_attention.rotated_statistics` needs, for every batch, head and
+token, from Sigma_i (n x n), mu_i and the frame R_i = exp(phi_i), the rows of the pairwise
+product (:func:`~attngeom.kernels.kl_attention.pairwise_operands` with offsets):
+
+    query_i = [M_i (diagonal halved), -nu_i, 1/2, -(logdet Sigma_i + n) / 2]
+    key_j   = [P_j, P_j nu_j, nu_j^T P_j nu_j + logdet Sigma_j, 1]
+
+(n(n+1)/2 entries of the upper triangle in the order of
+:func:`~attngeom.kernels.kl_attention._triangle_pairs`), with nu = R^T mu,
+M = R^T (Sigma + mu mu^T) R and P = R^T Sigma^{-1} R, so that query_i . key_j = K_ij
+(GT eq 13 through the structured identity of
+:func:`~attngeom.kernels.kl_attention.kl_attention_structured`).
+
+As batched library calls this is a Cholesky factorization, a triangular solve and four
+small products per token and head.  LAPACK's cost for a 20 x 20 matrix is mostly its
+per-call overhead: at GT's size (1,920 matrices) ``numpy.linalg.cholesky`` took 6.6 ms and
+the ``?trtrs`` loop 12 ms, for 2.6 and 8 million multiply-adds (0.4-0.7 GFMA/s), and the
+statistics 34 ms in all against a floor (frame exponentials + pairwise product) of 13 ms
+(one core, 2026-11-26).  No arrangement of those calls reaches issue 26's target of (b)
+within 2x of the floor (docs/gauge-attention.md).
+
+The C kernel (``attngeom/kernels/csrc/kl_statistics_cpu.c``, the extension
+``attngeom.kernels._kl_statistics_cpu``) computes the same numbers for a group of items at
+once, one item per SIMD lane (4 in float64, 8 in float32 with AVX2; the same code without
+it): Sigma = L L^T (right-looking), logdet Sigma = sum_k log L_kk^2, Y = L^{-1} [R | mu]
+(forward substitution), G = Y^T Y = [P, P nu; ., mu^T Sigma^{-1} mu] (R orthogonal),
+F = [L | mu]^T R = [L^T R; nu^T] and M = F^T F, about 19,000 multiply-adds an item at
+n = 20, and writes the rows in place.  The same numbers as the library calls up to rounding
+(another order of the sums; tests compare them, ``tests/test_kl_statistics_cpu.py``).
+
+When it applies (:func:`unavailable` says why not): the extension was built (``pip install``
+compiles it where a C compiler is found; it is optional), NumPy arrays or torch CPU
+tensors outside autograd and ``torch.compile`` (the library calls are differentiable),
+float32 or float64 alike, 1 <= n <= :data:`MAX_N`.  A Sigma that is not positive definite
+(a pivot <= 0 or NaN) makes the kernel return a count of failures, and then the library
+calls run and raise their own error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+
+import numpy as np
+
+from attngeom.kernels.backend import Backend
+
+#: the largest head dimension the compiled kernel takes (its work space, about 6 n^2 vectors,
+#: leaves the L2 cache beyond it).  Measured against the library calls with the rows
+#: concatenated (CPU time, one thread, 3 x 5 heads x N tokens with N n^2 ~ 51,200): 7.3x
+#: faster at n = 8, 4.3x at 20, 2.7x at 48, 2.2x at 64, 1.4x at 96
+MAX_N = 64
+
+#: the code path: -1 AVX2 + FMA where the CPU has them (else the baseline), 0 the baseline
+#: code (the tests run both)
+PATH = -1
+
+_ENABLED = [True]
+
+
+@contextlib.contextmanager
+def disabled():
+    """Within it the structured kernel uses the library calls (the benchmark's A/B)."""
+    _ENABLED.append(False)
+    try:
+        yield
+    finally:
+        _ENABLED.pop()
+
+
+def enabled() -> bool:
+    """False inside :func:`disabled`."""
+    return _ENABLED[-1]
+
+
+@functools.lru_cache(maxsize=1)
+def _extension():
+    """The compiled module, or None when it was not built."""
+    try:
+        from attngeom.kernels import _kl_statistics_cpu
+    except ImportError:
+        return None
+    return _kl_statistics_cpu
+
+
+def instruction_set() -> str | None:
+    """"avx2+fma" or "baseline" (the code path the kernel runs on this CPU), None when the
+    extension was not built."""
+    module = _extension()
+    return None if module is None else module.instruction_set()
+
+
+def unavailable(be: Backend, *arrays) -> str | None:
+    """Why the compiled statistics do not apply to ``arrays`` (mu, Sigma, rotation) on
+    ``be``, or None when they do."""
+    if not enabled():
+        return "disabled"
+    if be.name not in ("numpy", "torch"):
+        return f"{be.name} is neither numpy nor torch"
+    if _extension() is None:
+        return "the C extension was not built"
+    first = arrays[0]
+    if be.name == "torch":
+        torch = be.module
+        if any(x.device.type != "cpu" for x in arrays):
+            return "not on the CPU"
+        if torch.is_grad_enabled() and any(x.requires_grad for x in arrays):
+            return "autograd (the library calls are differentiable)"
+        if torch.compiler.is_compiling():
+            return "inside torch.compile"
+        dtypes = {str(x.dtype).removeprefix("torch.") for x in arrays}
+    else:
+        dtypes = {np.asarray(x).dtype.name for x in arrays}
+    if len(dtypes) != 1:
+        return "mixed dtypes"
+    dtype = dtypes.pop()
+    if dtype not in ("float32", "float64"):
+        return f"dtype {dtype}"
+    n = first.shape[-1]
+    if not 1 <= n <= MAX_N:
+        return f"n = {n} outside 1 .. {MAX_N}"
+    if any(s == 0 for x in arrays for s in x.shape):
+        return "empty input"
+    return None
+
+
+def full_statistics(mu, Sigma, rotation, head: str, be: Backend, fallback) -> dict:
+    """:func:`attngeom.kernels.kl_attention.rotated_statistics` for full Sigma: the same dict
+    (``second``, ``precision``, ``precision_nu``, ``offset`` views of the ``operands``
+    (query, key) rows), from the C kernel.  ``rotation``: the frames' exponentials,
+    [..., N, n, n] shared by the heads (``head`` = '') or [..., H, N, n, n]; the leading
+    shapes of mu, Sigma and the frames broadcast.  ``fallback()``: the library statistics,
+    called when a pivot was not positive (they raise)."""
+    torch = be.name == "torch"
+    arrays = [x.detach().numpy() if torch else np.asarray(x) for x in (mu, Sigma, rotation)]
+    means, sigma, frames = arrays
+    n = means.shape[-1]
+    per_head = frames if head else frames[..., None, :, :, :]
+    shape = np.broadcast_shapes(means.shape[:-1], sigma.shape[:-2], per_head.shape[:-2])
+    sigma = np.ascontiguousarray(np.broadcast_to(sigma, shape + (n, n)))
+    means = np.ascontiguousarray(np.broadcast_to(means, shape + (n,)))
+    frames = np.ascontiguousarray(frames)
+    width = n * (n + 1) // 2 + n + 2
+    query, key = np.empty(shape + (width,), dtype=sigma.dtype), np.empty(shape + (width,), dtype=sigma.dtype)
+    nu, logdet = np.empty(shape + (n,), dtype=sigma.dtype), np.empty(shape, dtype=sigma.dtype)
+    failed = _extension().statistics(sigma, means, frames, _frame_index(per_head.shape[:-2], shape), query, key,
+                                     nu, logdet, n, sigma.itemsize, PATH)
+    if failed:
+        return fallback()
+    if torch:
+        query, key, nu, logdet = (be.module.from_numpy(x) for x in (query, key, nu, logdet))
+    size = n * (n + 1) // 2
+    return {"rotation": rotation, "nu": nu, "second": query[..., :size], "precision": key[..., :size],
+            "precision_nu": key[..., size:size + n], "offset": key[..., size + n], "logdet": logdet,
+            "head": head, "operands": (query, key)}
+
+
+def _frame_index(frame_shape: tuple, shape: tuple) -> np.ndarray:
+    """For every item of ``shape`` (the broadcast [..., H, N]), the flat index of its frame in
+    the frames' array of leading shape ``frame_shape`` ([..., H or 1, N]), int64, contiguous."""
+    frames = int(np.prod(frame_shape, dtype=np.int64))
+    return np.ascontiguousarray(np.broadcast_to(np.arange(frames, dtype=np.int64).reshape(frame_shape), shape))
