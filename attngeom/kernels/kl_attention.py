@@ -739,9 +739,9 @@ def rotated_statistics(mu, Sigma, frames, be: Backend, *, diagonal_sigma: bool =
     * ``offset``    nu_i^T P_i nu_i + logdet Sigma_i,         shape=[..., H, N]
     * ``logdet``    logdet Sigma_i,                           shape=[..., H, N]
     * ``operands``  (diagonal Sigma on NumPy and torch's CPU; full Sigma from the Triton
-      kernel of :mod:`attngeom.kernels.kl_statistics_triton`, torch-cuda outside autograd,
-      or the C kernel of :mod:`attngeom.kernels.kl_statistics_cpu`, NumPy and torch's CPU
-      outside autograd) the result of :func:`pairwise_operands` with offsets, built in
+      kernel of :mod:`attngeom.kernels.kl_statistics_triton`, torch-cuda outside autograd;
+      full and diagonal Sigma from the C kernel of :mod:`attngeom.kernels.kl_statistics_cpu`,
+      NumPy and torch's CPU outside autograd) the result of :func:`pairwise_operands` with offsets, built in
       place; ``second`` is a view of its query rows (on NumPy and from the compiled kernels
       ``precision`` and ``precision_nu`` are views of its key rows too)
 
@@ -751,13 +751,15 @@ def rotated_statistics(mu, Sigma, frames, be: Backend, *, diagonal_sigma: bool =
     """
     head, skew_frames = _frame_spec(frames)
     rotation = frame_exp(skew_frames, be) if rotation is None else rotation
-    if diagonal_sigma:
-        return _diagonal_statistics(mu, Sigma, rotation, head, be)
-    for compiled in (kl_statistics_triton, kl_statistics_cpu):
-        if compiled.unavailable(be, mu, Sigma, rotation) is None:
-            return compiled.full_statistics(
-                mu, Sigma, rotation, head, be, lambda: _full_statistics(mu, Sigma, rotation, head, be))
-    return _full_statistics(mu, Sigma, rotation, head, be)
+    library = _diagonal_statistics if diagonal_sigma else _full_statistics
+
+    def library_calls():
+        return library(mu, Sigma, rotation, head, be)
+    if not diagonal_sigma and kl_statistics_triton.unavailable(be, mu, Sigma, rotation) is None:
+        return kl_statistics_triton.full_statistics(mu, Sigma, rotation, head, be, library_calls)
+    if kl_statistics_cpu.unavailable(be, mu, Sigma, rotation) is None:
+        return kl_statistics_cpu.statistics(mu, Sigma, rotation, head, be, library_calls, diagonal=diagonal_sigma)
+    return library_calls()
 
 
 def _full_statistics(mu, Sigma, rotation, head: str, be: Backend) -> dict:

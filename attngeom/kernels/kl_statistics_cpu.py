@@ -127,27 +127,31 @@ def unavailable(be: Backend, *arrays) -> str | None:
     return None
 
 
-def full_statistics(mu, Sigma, rotation, head: str, be: Backend, fallback) -> dict:
-    """:func:`attngeom.kernels.kl_attention.rotated_statistics` for full Sigma: the same dict
-    (``second``, ``precision``, ``precision_nu``, ``offset`` views of the ``operands``
-    (query, key) rows), from the C kernel.  ``rotation``: the frames' exponentials,
-    [..., N, n, n] shared by the heads (``head`` = '') or [..., H, N, n, n]; the leading
-    shapes of mu, Sigma and the frames broadcast.  ``fallback()``: the library statistics,
-    called when a pivot was not positive (they raise)."""
+def statistics(mu, Sigma, rotation, head: str, be: Backend, fallback, *, diagonal: bool = False) -> dict:
+    """:func:`attngeom.kernels.kl_attention.rotated_statistics`: the same dict (``second``,
+    ``precision``, ``precision_nu``, ``offset`` views of the ``operands`` (query, key) rows),
+    from the C kernel.  ``Sigma``: [..., n, n], or the variances [..., n] with ``diagonal``
+    (then L = diag(sqrt(v)): no factorization, no solve, and F's rows sqrt(v_c) R_c).
+    ``rotation``: the frames' exponentials, [..., N, n, n] shared by the heads (``head`` =
+    '') or [..., H, N, n, n]; the leading shapes of mu, Sigma and the frames broadcast.
+    ``fallback()``: the library statistics, called when a pivot (a variance) was not
+    positive: the caller sees what they do (raise, or NaN rows)."""
     torch = be.name == "torch"
     arrays = [x.detach().numpy() if torch else np.asarray(x) for x in (mu, Sigma, rotation)]
     means, sigma, frames = arrays
     n = means.shape[-1]
     per_head = frames if head else frames[..., None, :, :, :]
-    shape = np.broadcast_shapes(means.shape[:-1], sigma.shape[:-2], per_head.shape[:-2])
-    sigma = np.ascontiguousarray(np.broadcast_to(sigma, shape + (n, n)))
+    matrix = () if diagonal else (n,)
+    shape = np.broadcast_shapes(means.shape[:-1], sigma.shape[:-1 - len(matrix)], per_head.shape[:-2])
+    sigma = np.ascontiguousarray(np.broadcast_to(sigma, shape + (n,) + matrix))
     means = np.ascontiguousarray(np.broadcast_to(means, shape + (n,)))
     frames = np.ascontiguousarray(frames)
     width = n * (n + 1) // 2 + n + 2
     query, key = np.empty(shape + (width,), dtype=sigma.dtype), np.empty(shape + (width,), dtype=sigma.dtype)
     nu, logdet = np.empty(shape + (n,), dtype=sigma.dtype), np.empty(shape, dtype=sigma.dtype)
-    failed = _extension().statistics(sigma, means, frames, _frame_index(per_head.shape[:-2], shape), query, key,
-                                     nu, logdet, n, sigma.itemsize, PATH)
+    failed = _extension().statistics(sigma, means, frames, _frame_index(per_head.shape[:-2], shape),
+                                     _pair_table(n, diagonal), query, key, nu, logdet, n, sigma.itemsize,
+                                     diagonal, PATH)
     if failed:
         return fallback()
     if torch:
@@ -163,3 +167,15 @@ def _frame_index(frame_shape: tuple, shape: tuple) -> np.ndarray:
     the frames' array of leading shape ``frame_shape`` ([..., H or 1, N]), int64, contiguous."""
     frames = int(np.prod(frame_shape, dtype=np.int64))
     return np.ascontiguousarray(np.broadcast_to(np.arange(frames, dtype=np.int64).reshape(frame_shape), shape))
+
+
+@functools.lru_cache(maxsize=None)
+def _pair_table(n: int, diagonal: bool) -> np.ndarray:
+    """The pairs (a, b) of the rows' n(n+1)/2 entries, int32 [rows; columns], in the order the
+    library calls use: :func:`~attngeom.kernels.kl_attention._pairs` (diagonal by diagonal)
+    for diagonal Sigma, :func:`~attngeom.kernels.kl_attention._triangle_pairs` (row by row)
+    for full Sigma -- so that ``second`` and ``precision`` are the library's arrays."""
+    from attngeom.kernels.kl_attention import _pairs, _triangle_pairs
+    table = np.stack((_pairs if diagonal else _triangle_pairs)(n)).astype(np.int32)
+    table.setflags(write=False)
+    return table

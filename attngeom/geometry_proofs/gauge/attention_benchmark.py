@@ -215,7 +215,7 @@ def _factorizations_job(mu, sigma, frames, be) -> Callable[[], object]:
     if kl_statistics_cpu.unavailable(be, mu, sigma, frames) is None:
         head, skew_frames = _frame_spec(frames)
         rotation = frame_exp(skew_frames, be)
-        return lambda: kl_statistics_cpu.full_statistics(mu, sigma, rotation, head, be, None)
+        return lambda: kl_statistics_cpu.statistics(mu, sigma, rotation, head, be, None)
     rotation = frame_exp(frames[..., 0, :, :, :] if frames.shape[-4] == 1 else frames, be)
     per_head = rotation[..., None, :, :, :] if frames.shape[-4] == 1 else rotation
     turned = be.module.broadcast_to(per_head.swapaxes(-1, -2), tuple(sigma.shape)) \
@@ -231,12 +231,17 @@ def _factorizations_job(mu, sigma, frames, be) -> Callable[[], object]:
 
 
 def _congruence_job(mu, sigma, frames, be) -> Callable[[], object]:
-    """The per-token work of diagonal Sigma that no arrangement of (b) on these calls avoids:
-    the pair products of R's columns and their product with the rows (v, 1/v) of the heads
-    sharing R (M - nu nu^T and P of every head, half-vectorized), as
-    :func:`attngeom.kernels.kl_attention.rotated_statistics` does it, timed alone."""
+    """The per-token work of diagonal Sigma that no arrangement of (b) avoids, as the kernel
+    does it: where the compiled statistics apply (:mod:`attngeom.kernels.kl_statistics_cpu`)
+    all of it, the rows written; otherwise the pair products of R's columns and their
+    product with the rows (v, 1/v) of the heads sharing R (M - nu nu^T and P of every head,
+    half-vectorized), as :func:`attngeom.kernels.kl_attention.rotated_statistics` does it,
+    timed alone."""
+    from attngeom.kernels import kl_statistics_cpu
     head, skew_frames = _frame_spec(frames)
     rotation = frame_exp(skew_frames, be)
+    if kl_statistics_cpu.unavailable(be, mu, sigma, frames) is None:
+        return lambda: kl_statistics_cpu.statistics(mu, sigma, rotation, head, be, None, diagonal=True)
     scales = _grouped((sigma, 1.0 / sigma), head, be)
 
     def job():
@@ -379,16 +384,14 @@ def _statistics_path(config: BenchmarkConfig, be, mu, sigma, frames) -> str:
     kernel of :mod:`attngeom.kernels.kl_statistics_triton`), "compiled C (instruction set)"
     (:mod:`attngeom.kernels.kl_statistics_cpu`) or "library calls (why not)"."""
     from attngeom.kernels import kl_statistics_cpu, kl_statistics_triton
-    if config.diagonal:
-        return "library calls (diagonal Sigma)"
     rotation = frames           # the compiled kernels' conditions do not depend on the values
-    triton = kl_statistics_triton.unavailable(be, mu, sigma, rotation)
-    if triton is None:
-        return "triton"
     compiled = kl_statistics_cpu.unavailable(be, mu, sigma, rotation)
     if compiled is None:
         return f"compiled C ({kl_statistics_cpu.instruction_set()})"
-    return f"library calls ({triton}; {compiled})"
+    triton = "diagonal Sigma" if config.diagonal else kl_statistics_triton.unavailable(be, mu, sigma, rotation)
+    if triton is None:
+        return "triton"
+    return f"library calls ({compiled}; {triton})"
 
 
 #: issue 26: (b) on CUDA within 3x of the standard layer at N = 128 ... 4096.

@@ -31,8 +31,9 @@ TARGET static inline void CAT(panel_2x4_, SUFFIX)(const V *x0, const V *x1, Py_s
 #define PANEL CAT(panel_2x4_, SUFFIX)
 
 TARGET static Py_ssize_t CAT(statistics_, SUFFIX)(
-    const REAL *sigma, const REAL *mu, const REAL *rotation, const int64_t *frame,
-    REAL *query, REAL *key, REAL *nu_out, REAL *logdet_out, Py_ssize_t count, int n, V *work)
+    const REAL *sigma, const REAL *mu, const REAL *rotation, const int64_t *frame, const int32_t *pairs,
+    REAL *query, REAL *key, REAL *nu_out, REAL *logdet_out, Py_ssize_t count, int n, int diagonal,
+    V *work)
 {
     const int m = n + 1;                                      /* columns of [R | mu] */
     const Py_ssize_t nn = (Py_ssize_t)n * n, half = (Py_ssize_t)n * (n + 1) / 2, width = half + n + 2;
@@ -57,13 +58,13 @@ TARGET static Py_ssize_t CAT(statistics_, SUFFIX)(
          * memory that is then read as vectors stall the loads) */
         const REAL *s[LANES], *r[LANES], *x[LANES];
         for (int l = 0; l < LANES; l++) {
-            s[l] = sigma + item[l] * nn;
+            s[l] = sigma + item[l] * (diagonal ? n : nn);
             r[l] = rotation + frame[item[l]] * nn;
             x[l] = mu + item[l] * n;
         }
         for (int a = 0; a < n; a++) {
             V v = {0};
-            for (int b = 0; b <= a; b++) {
+            for (int b = 0; b <= a && !diagonal; b++) {
                 for (int l = 0; l < LANES; l++) v[l] = s[l][a * n + b];
                 S[a * ls + b] = v;
             }
@@ -73,6 +74,10 @@ TARGET static Py_ssize_t CAT(statistics_, SUFFIX)(
             }
             for (int l = 0; l < LANES; l++) v[l] = x[l][a];
             S[a * ls + n] = Y[a * ys + n] = v;
+            if (diagonal) {
+                for (int l = 0; l < LANES; l++) v[l] = s[l][a];
+                S[a * ls + a] = v;
+            }
         }
         /* Sigma = L L^T, right-looking: column k of L from the pivot, then the rank-one
          * update of the trailing lower triangle; logdet Sigma = sum_k log(pivot_k) */
@@ -90,6 +95,7 @@ TARGET static Py_ssize_t CAT(statistics_, SUFFIX)(
             const V scale = 1 / root;
             S[k * ls + k] = root;
             inverse[k] = scale;
+            if (diagonal) continue;                            /* L = diag(sqrt(v)) */
             for (int i = k + 1; i < n; i++) S[i * ls + k] *= scale;
             for (int i = k + 1; i < n; i++) {
                 const V lik = S[i * ls + k];
@@ -97,8 +103,11 @@ TARGET static Py_ssize_t CAT(statistics_, SUFFIX)(
             }
         }
         /* Y = L^{-1} [R | mu] in place, two rows at a time: the sums over the rows k < i
-         * already solved (one panel), then row i, then row i + 1's term in row i */
-        for (int i = 0; i < n; i += 2) {
+         * already solved (one panel), then row i, then row i + 1's term in row i (diagonal
+         * Sigma: row i scaled by 1 / sqrt(v_i)) */
+        for (int i = 0; i < n && diagonal; i++)
+            for (int c = 0; c < m; c++) Y[i * ys + c] *= inverse[i];
+        for (int i = 0; i < n && !diagonal; i += 2) {
             const int pair = i + 1 < n;
             for (int b = 0; b < m; b += 4) {
                 PANEL(S + i * ls, S + (i + 1) * ls, 1, Y + b, ys, i, out);
@@ -121,7 +130,18 @@ TARGET static Py_ssize_t CAT(statistics_, SUFFIX)(
             }
         /* F = [L | mu]^T R (row c: sum over a >= c of L_ac R_a, row n: nu^T), then
          * M = F^T F = R^T (Sigma + mu mu^T) R (upper) */
-        for (int c = 0; c < m; c += 2) {
+        if (diagonal) {                          /* rows sqrt(v_c) R_c, then nu^T = mu^T R */
+            for (int c = 0; c < n; c++) {
+                const V root = S[c * ls + c];
+                for (int b = 0; b < n; b++) F[c * fs + b] = root * R[c * fs + b];
+            }
+            for (int b = 0; b < n; b++) F[n * fs + b] = S[n] * R[b];
+            for (int a = 1; a < n; a++) {
+                const V ua = S[a * ls + n];
+                for (int b = 0; b < n; b++) F[n * fs + b] += ua * R[a * fs + b];
+            }
+        }
+        for (int c = 0; c < m && !diagonal; c += 2) {
             const int start = c + 1 < n ? c : 0;
             for (int b = 0; b < n; b += 4) {
                 PANEL(S + start * ls + c, S + start * ls + c + 1, ls, R + start * fs + b, fs, n - start, out);
@@ -140,18 +160,15 @@ TARGET static Py_ssize_t CAT(statistics_, SUFFIX)(
                 }
             }
         /* scatter: query = [M (diagonal halved), -nu, 1/2, -(logdet + n)/2],
-         *          key   = [P, P nu, nu^T P nu + logdet, 1] */
+         *          key   = [P, P nu, nu^T P nu + logdet, 1], the entries (a, b) of M and P in
+         *          the order of the table pairs (rows a, then columns b) */
         for (int l = 0; l < LANES && first + l < count; l++) {
             const Py_ssize_t it = first + l;
             REAL *q = query + it * width, *k = key + it * width;
-            Py_ssize_t t = n;
-            for (int a = 0; a < n; a++) {
-                q[a] = (REAL)0.5 * M[a * fs + a][l];
-                k[a] = G[a * ys + a][l];
-                for (int b = a + 1; b < n; b++, t++) {
-                    q[t] = M[a * fs + b][l];
-                    k[t] = G[a * ys + b][l];
-                }
+            for (Py_ssize_t t = 0; t < half; t++) {
+                const int a = pairs[t], b = pairs[half + t];
+                q[t] = (a == b ? (REAL)0.5 : (REAL)1) * M[a * fs + b][l];
+                k[t] = G[a * ys + b][l];
             }
             for (int b = 0; b < n; b++) {
                 const REAL nu = F[n * fs + b][l];

@@ -1,12 +1,14 @@
-/* attngeom.kernels._kl_statistics_cpu: the full-Sigma per-token statistics of the GT
- * structured kernel on the CPU, compiled (issue 26).  See attngeom/kernels/kl_statistics_cpu.py
+/* attngeom.kernels._kl_statistics_cpu: the per-token statistics of the GT structured kernel
+ * (full or diagonal Sigma) on the CPU, compiled (issue 26).  See attngeom/kernels/kl_statistics_cpu.py
  * for what it computes and why; the arithmetic is in kl_statistics_body.h.
  *
- * One function, statistics(sigma, mu, rotation, frame, query, key, nu, logdet, n, itemsize
- * [, path]):
- * C-contiguous buffers (float64 when itemsize is 8, float32 when 4) of count x n x n,
- * count x n, frames x n x n, int64 count, count x width (twice), count x n and count, width =
- * n(n+1)/2 + n + 2.  Returns the number of items whose Sigma was not positive definite (a
+ * One function, statistics(sigma, mu, rotation, frame, pairs, query, key, nu, logdet, n,
+ * itemsize[, diagonal, path]):
+ * C-contiguous buffers (float64 when itemsize is 8, float32 when 4) of count x n x n (diagonal:
+ * count x n, the variances), count x n, frames x n x n, int64 count (each item's frame),
+ * int32 2 x n(n+1)/2 (the pairs (a, b), a <= b, of the rows' n(n+1)/2 entries: rows, then
+ * columns), count x width (twice: the query and key rows), count x n (nu) and count
+ * (logdet Sigma), width = n(n+1)/2 + n + 2.  Returns the number of items whose Sigma was not positive definite (a
  * pivot <= 0 or NaN; their rows are then meaningless).  path: -1 (default) AVX2 + FMA where
  * the CPU has them, 0 the baseline code, 1 AVX2 + FMA if available.  The GIL is released
  * while it runs. */
@@ -104,11 +106,11 @@ static void *aligned(size_t bytes, void **block)
 
 static PyObject *statistics(PyObject *self, PyObject *args)
 {
-    Py_buffer sigma, mu, rotation, frame, query, key, nu, logdet;
-    int n, itemsize, path = -1;
+    Py_buffer sigma, mu, rotation, frame, pairs, query, key, nu, logdet;
+    int n, itemsize, diagonal = 0, path = -1;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*w*w*ii|i", &sigma, &mu, &rotation, &frame, &query,
-                          &key, &nu, &logdet, &n, &itemsize, &path))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*w*w*w*w*ii|pi", &sigma, &mu, &rotation, &frame, &pairs,
+                          &query, &key, &nu, &logdet, &n, &itemsize, &diagonal, &path))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t failed = 0, count = 0, frames = 0, width = 0;
@@ -120,8 +122,9 @@ static PyObject *statistics(PyObject *self, PyObject *args)
     count = mu.len / ((Py_ssize_t)n * itemsize);
     frames = rotation.len / ((Py_ssize_t)n * n * itemsize);
     width = (Py_ssize_t)n * (n + 1) / 2 + n + 2;
-    if (count < 1 || mu.len != count * n * itemsize || sigma.len != count * n * n * itemsize
+    if (count < 1 || mu.len != count * n * itemsize || sigma.len != count * n * (diagonal ? 1 : n) * itemsize
         || rotation.len != frames * n * n * itemsize || frame.len != count * 8
+        || pairs.len != (Py_ssize_t)n * (n + 1) * 4
         || query.len != count * width * itemsize || key.len != count * width * itemsize
         || nu.len != count * n * itemsize || logdet.len != count * itemsize) {
         PyErr_SetString(PyExc_ValueError, "buffer sizes do not match count, n and itemsize");
@@ -131,6 +134,13 @@ static PyObject *statistics(PyObject *self, PyObject *args)
     for (Py_ssize_t i = 0; i < count; i++)
         if (index[i] < 0 || index[i] >= frames) {
             PyErr_SetString(PyExc_ValueError, "frame index out of range");
+            goto done;
+        }
+    const int32_t *table = (const int32_t *)pairs.buf;
+    const Py_ssize_t half = (Py_ssize_t)n * (n + 1) / 2;
+    for (Py_ssize_t t = 0; t < half; t++)
+        if (table[t] < 0 || table[t] > table[half + t] || table[half + t] >= n) {
+            PyErr_SetString(PyExc_ValueError, "pairs must be (a, b) with 0 <= a <= b < n");
             goto done;
         }
     const size_t bytes = (size_t)work_vectors(n) * 32;
@@ -147,22 +157,22 @@ static PyObject *statistics(PyObject *self, PyObject *args)
         const double *args8[3] = {sigma.buf, mu.buf, rotation.buf};
 #if DISPATCH
         if (use_wide)
-            failed = statistics_f64_avx2(args8[0], args8[1], args8[2], index, query.buf, key.buf,
-                                         nu.buf, logdet.buf, count, n, work);
+            failed = statistics_f64_avx2(args8[0], args8[1], args8[2], index, table, query.buf, key.buf,
+                                         nu.buf, logdet.buf, count, n, diagonal, work);
         else
 #endif
-            failed = statistics_f64(args8[0], args8[1], args8[2], index, query.buf, key.buf,
-                                    nu.buf, logdet.buf, count, n, work);
+            failed = statistics_f64(args8[0], args8[1], args8[2], index, table, query.buf, key.buf,
+                                    nu.buf, logdet.buf, count, n, diagonal, work);
     } else {
         const float *args4[3] = {sigma.buf, mu.buf, rotation.buf};
 #if DISPATCH
         if (use_wide)
-            failed = statistics_f32_avx2(args4[0], args4[1], args4[2], index, query.buf, key.buf,
-                                         nu.buf, logdet.buf, count, n, work);
+            failed = statistics_f32_avx2(args4[0], args4[1], args4[2], index, table, query.buf, key.buf,
+                                         nu.buf, logdet.buf, count, n, diagonal, work);
         else
 #endif
-            failed = statistics_f32(args4[0], args4[1], args4[2], index, query.buf, key.buf,
-                                    nu.buf, logdet.buf, count, n, work);
+            failed = statistics_f32(args4[0], args4[1], args4[2], index, table, query.buf, key.buf,
+                                    nu.buf, logdet.buf, count, n, diagonal, work);
     }
     Py_END_ALLOW_THREADS
     (void)use_wide;
@@ -174,6 +184,7 @@ done:
     PyBuffer_Release(&mu);
     PyBuffer_Release(&rotation);
     PyBuffer_Release(&frame);
+    PyBuffer_Release(&pairs);
     PyBuffer_Release(&query);
     PyBuffer_Release(&key);
     PyBuffer_Release(&nu);
@@ -190,7 +201,7 @@ static PyObject *instruction_set(PyObject *self, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"statistics", statistics, METH_VARARGS,
-     "statistics(sigma, mu, rotation, frame, query, key, nu, logdet, n, itemsize[, path]) -> failures"},
+     "statistics(sigma, mu, rotation, frame, pairs, query, key, nu, logdet, n, itemsize[, diagonal, path]) -> failures"},
     {"instruction_set", instruction_set, METH_NOARGS, "the instruction set the kernel runs with"},
     {NULL, NULL, 0, NULL}};
 
