@@ -184,17 +184,42 @@ def test_the_extension_checks_its_buffers():
     out = [np.zeros((count, width)), np.zeros((count, width)), np.zeros((count, n)), np.zeros(count)]
     index = np.zeros(count, dtype=np.int64)
     pairs = compiled._pair_table(n, False)
-    assert module.statistics(sigma, mu, frames, index, pairs, *out, n, 8) == 0
-    assert np.allclose(out[1][:, :n], 1.0)                     # P = I
+    order = np.array([2, 0, 1, -1])                             # one group of 4 lanes (float64)
+    assert module.statistics(sigma, mu, frames, index, pairs, order, *out, n, 8) == 0
+    assert np.allclose(out[1][:, :n], 1.0)                      # P = I
     with pytest.raises(ValueError, match="buffer sizes"):
-        module.statistics(sigma[:2], mu, frames, index, pairs, *out, n, 8)
+        module.statistics(sigma[:2], mu, frames, index, pairs, order, *out, n, 8)
     with pytest.raises(ValueError, match="buffer sizes"):
-        module.statistics(sigma, mu, frames, index, pairs[:, :2].copy(), *out, n, 8)
+        module.statistics(sigma, mu, frames, index, pairs[:, :2].copy(), order, *out, n, 8)
+    with pytest.raises(ValueError, match="buffer sizes"):             # not whole groups
+        module.statistics(sigma, mu, frames, index, pairs, order[:3].copy(), *out, n, 8)
+    for wrong in ([2, 0, 0, -1], [-1, 0, 1, 2], [2, 0, -1, -1], [3, 0, 1, -1], [2, 0, 1, -2]):
+        with pytest.raises(ValueError, match="order must hold every item once"):
+            module.statistics(sigma, mu, frames, index, pairs, np.array(wrong), *out, n, 8)
     with pytest.raises(ValueError, match="frame index"):
-        module.statistics(sigma, mu, frames, index + 2, pairs, *out, n, 8)
+        module.statistics(sigma, mu, frames, index + 2, pairs, order, *out, n, 8)
     with pytest.raises(ValueError, match="pairs must be"):
-        module.statistics(sigma, mu, frames, index, pairs[::-1].copy(), *out, n, 8)
+        module.statistics(sigma, mu, frames, index, pairs[::-1].copy(), order, *out, n, 8)
     with pytest.raises(ValueError, match="itemsize"):
-        module.statistics(sigma, mu, frames, index, pairs, *out, n, 2)
+        module.statistics(sigma, mu, frames, index, pairs, order, *out, n, 2)
     with pytest.raises(ValueError, match="n must be"):
-        module.statistics(sigma, mu, frames, index, pairs, *out, 0, 8)
+        module.statistics(sigma, mu, frames, index, pairs, order, *out, 0, 8)
+
+
+def test_the_order_puts_every_item_once_and_shares_frames_across_heads():
+    """The kernel's order: every item of [B, H, N] exactly once; empty lanes only at the end
+    of a group; with shared frames a group's tokens go through every head in turn (so the
+    lanes' frames repeat from group to group), otherwise a head's tokens in turn."""
+    shape = (2, 3, 5)
+    for shared in (True, False):
+        order = compiled._order(shape, shared, 4)
+        groups = order.reshape(-1, 4)
+        assert sorted(order[order >= 0].tolist()) == list(range(30))
+        assert (groups[:, 0] >= 0).all()
+        assert all(list(g) == sorted(g, key=lambda i: i < 0) for g in groups.tolist())
+        items = np.unravel_index(np.where(groups >= 0, groups, groups[:, :1]), shape)
+        heads, tokens = items[1], items[2]
+        assert (heads == heads[:, :1]).all()                     # one head a group
+        frames = np.where(groups >= 0, items[0] * 5 + tokens, -1)
+        repeats = (frames[1:] == frames[:-1]).all(axis=1).sum()
+        assert repeats == (2 * 2 * 2 if shared else 0)            # 2 batches x 2 token groups x (3 - 1)

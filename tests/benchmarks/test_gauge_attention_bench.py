@@ -80,15 +80,18 @@ def test_cpu_backends(backend):
 
 #: issue 26's target for (b) against its floor (frame exponentials + the pairwise product)
 #: on numpy and torch CPU, and the bounds this benchmark holds the kernel to (CPU time, one
-#: thread, round-robin timing, freed memory kept).  docs/gauge-attention.md: met for diagonal
-#: Sigma in float64 since its fourth CPU pass (1.92-1.96x on both backends), not for full
-#: Sigma (3.6-3.7x in float64, up to 4.8x in float32, where the products speed up and the
-#: per-matrix factorizations do not).  The bounds catch regressions: about 20% above the
-#: largest ratio measured (diagonal float64: above the fourth pass's; the others: above the
-#: third's).
+#: thread, round-robin timing, freed memory kept), by how the per-token statistics ran.
+#: docs/gauge-attention.md: with the compiled statistics (kl_statistics_cpu, 2026-11-26) the
+#: target is met in float64 for full Sigma (numpy 1.82-2.05x over six runs, torch 1.47-1.79x)
+#: and diagonal Sigma (1.52-1.75x), float32 1.66-2.15x; with the library calls (the C
+#: extension not built) diagonal float64 1.92-1.96x, full Sigma 3.6-3.7x in float64 and up
+#: to 4.8x in float32.  The bounds catch regressions: about 20% above the largest ratio
+#: measured.
 FLOOR_TARGET = 2.0
-FLOOR_BOUND = {("diagonal", "float64"): 2.4, ("full", "float64"): 6.0,
-               ("diagonal", "float32"): 5.0, ("full", "float32"): 8.5}
+FLOOR_BOUND = {"compiled": {("diagonal", "float64"): 2.1, ("full", "float64"): 2.4,
+                            ("diagonal", "float32"): 2.3, ("full", "float32"): 2.6},
+               "library": {("diagonal", "float64"): 2.4, ("full", "float64"): 6.0,
+                           ("diagonal", "float32"): 5.0, ("full", "float32"): 8.5}}
 #: (b) / (floor + per-token work + softmax), the same ratio to the bound no version on these
 #: calls goes below: a regression bound, about 20% above the largest measured.
 UNAVOIDABLE_BOUND = {"float64": 1.75, "float32": 2.5}
@@ -104,12 +107,14 @@ def test_structured_against_its_floor(backend, sigma):
                                                repeats=15, direct=False, dtype=dtype))
         _write(f"{backend}_cpu_{sigma}_{dtype}_floor", report)
         ratio = report["ratios"]["structured_over_floor_cpu_time"]
-        print(f"{backend} {sigma} {dtype}: (b)/floor {ratio:.2f} (issue 26 target {FLOOR_TARGET})")
-        assert ratio <= FLOOR_BOUND[sigma, dtype]
-        # the per-token work timed alone (full Sigma: the Cholesky, solve and Gram products;
-        # diagonal: the pair products and their product) and the softmax put a bound under
-        # any (b) built on these batched calls; the kernel stays within UNAVOIDABLE_BOUND of
-        # it (a regression bound)
+        path = "compiled" if report["per_token_statistics"].startswith("compiled") else "library"
+        print(f"{backend} {sigma} {dtype}: (b)/floor {ratio:.2f} (issue 26 target {FLOOR_TARGET}; "
+              f"statistics: {report['per_token_statistics']})")
+        assert ratio <= FLOOR_BOUND[path][sigma, dtype]
+        # the per-token work timed alone (the compiled statistics; or, as library calls, for
+        # full Sigma the Cholesky, solve and Gram products, for diagonal Sigma the pair
+        # products and their product) and the softmax put a bound under any (b) built on
+        # them; the kernel stays within UNAVOIDABLE_BOUND of it (a regression bound)
         per_token = "factorizations" if sigma == "full" else "congruence"
         part = report["ratios"][f"floor_and_{per_token}_over_floor_cpu_time"]
         bound = report["ratios"]["unavoidable_over_floor_cpu_time"]

@@ -2,16 +2,23 @@
  * (full or diagonal Sigma) on the CPU, compiled (issue 26).  See attngeom/kernels/kl_statistics_cpu.py
  * for what it computes and why; the arithmetic is in kl_statistics_body.h.
  *
- * One function, statistics(sigma, mu, rotation, frame, pairs, query, key, nu, logdet, n,
- * itemsize[, diagonal, path]):
- * C-contiguous buffers (float64 when itemsize is 8, float32 when 4) of count x n x n (diagonal:
- * count x n, the variances), count x n, frames x n x n, int64 count (each item's frame),
- * int32 2 x n(n+1)/2 (the pairs (a, b), a <= b, of the rows' n(n+1)/2 entries: rows, then
- * columns), count x width (twice: the query and key rows), count x n (nu) and count
- * (logdet Sigma), width = n(n+1)/2 + n + 2.  Returns the number of items whose Sigma was not positive definite (a
- * pivot <= 0 or NaN; their rows are then meaningless).  path: -1 (default) AVX2 + FMA where
- * the CPU has them, 0 the baseline code, 1 AVX2 + FMA if available.  The GIL is released
- * while it runs. */
+ * One function, statistics(sigma, mu, rotation, frame, pairs, order, query, key, nu, logdet,
+ * n, itemsize[, diagonal, path]), on C-contiguous buffers (float64 when itemsize is 8,
+ * float32 when 4):
+ *   sigma     count x n x n (diagonal: count x n, the variances)
+ *   mu        count x n
+ *   rotation  frames x n x n
+ *   frame     int64 count: each item's frame
+ *   pairs     int32 2 x n(n+1)/2: the pairs (a, b), a <= b, of the rows' first n(n+1)/2
+ *             entries (rows, then columns)
+ *   order     int64 groups x lanes (LANES_FLOAT64 = 4, LANES_FLOAT32 = 8): the items in the
+ *             order they are computed, a group of lanes at a time; -1 an empty lane, never
+ *             the first of a group; every item once
+ *   query, key  count x width, width = n(n+1)/2 + n + 2 (written)
+ *   nu        count x n, logdet  count (written)
+ * Returns the number of items whose Sigma was not positive definite (a pivot <= 0 or NaN;
+ * their rows are then meaningless).  path: -1 (default) AVX2 + FMA where the CPU has them,
+ * 0 the baseline code, 1 AVX2 + FMA if available.  The GIL is released while it runs. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -45,6 +52,7 @@ static Py_ssize_t work_vectors(int n)
 
 /* float64: four lanes (one AVX2 register), float32: eight */
 #define REAL double
+#define INDEX int64_t
 #define LANES 4
 #define SQRT sqrt
 #define LOG log
@@ -61,11 +69,13 @@ static Py_ssize_t work_vectors(int n)
 #undef TARGET
 #endif
 #undef REAL
+#undef INDEX
 #undef LANES
 #undef SQRT
 #undef LOG
 
 #define REAL float
+#define INDEX int32_t
 #define LANES 8
 #define SQRT sqrtf
 #define LOG logf
@@ -82,6 +92,7 @@ static Py_ssize_t work_vectors(int n)
 #undef TARGET
 #endif
 #undef REAL
+#undef INDEX
 #undef LANES
 #undef SQRT
 #undef LOG
@@ -106,14 +117,16 @@ static void *aligned(size_t bytes, void **block)
 
 static PyObject *statistics(PyObject *self, PyObject *args)
 {
-    Py_buffer sigma, mu, rotation, frame, pairs, query, key, nu, logdet;
+    Py_buffer sigma, mu, rotation, frame, pairs, order, query, key, nu, logdet;
     int n, itemsize, diagonal = 0, path = -1;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*w*w*w*w*ii|pi", &sigma, &mu, &rotation, &frame, &pairs,
-                          &query, &key, &nu, &logdet, &n, &itemsize, &diagonal, &path))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*w*w*w*w*ii|pi", &sigma, &mu, &rotation, &frame, &pairs,
+                          &order, &query, &key, &nu, &logdet, &n, &itemsize, &diagonal, &path))
         return NULL;
     PyObject *result = NULL;
-    Py_ssize_t failed = 0, count = 0, frames = 0, width = 0;
+    Py_ssize_t failed = 0, count = 0, frames = 0, width = 0, groups = 0;
+    const int lanes = itemsize == 8 ? 4 : 8;
+    unsigned char *seen = NULL;
     int ok = 0;
     if (n < 1 || n > 1024 || (itemsize != 8 && itemsize != 4)) {
         PyErr_SetString(PyExc_ValueError, "n must be in 1 .. 1024 and itemsize 8 or 4");
@@ -124,7 +137,7 @@ static PyObject *statistics(PyObject *self, PyObject *args)
     width = (Py_ssize_t)n * (n + 1) / 2 + n + 2;
     if (count < 1 || mu.len != count * n * itemsize || sigma.len != count * n * (diagonal ? 1 : n) * itemsize
         || rotation.len != frames * n * n * itemsize || frame.len != count * 8
-        || pairs.len != (Py_ssize_t)n * (n + 1) * 4
+        || pairs.len != (Py_ssize_t)n * (n + 1) * 4 || order.len % (8 * lanes) != 0
         || query.len != count * width * itemsize || key.len != count * width * itemsize
         || nu.len != count * n * itemsize || logdet.len != count * itemsize) {
         PyErr_SetString(PyExc_ValueError, "buffer sizes do not match count, n and itemsize");
@@ -136,6 +149,29 @@ static PyObject *statistics(PyObject *self, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "frame index out of range");
             goto done;
         }
+    /* the order: groups of LANES items, -1 for an empty lane (never lane 0), every item once */
+    const int64_t *sequence = (const int64_t *)order.buf;
+    groups = order.len / (8 * lanes);
+    seen = calloc((size_t)count, 1);
+    if (seen == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t placed = 0;
+    for (Py_ssize_t i = 0; i < groups * lanes; i++) {
+        const int64_t it = sequence[i];
+        if (it < -1 || it >= count || (it == -1 && i % lanes == 0) || (it >= 0 && seen[it]++)) {
+            PyErr_SetString(PyExc_ValueError, "order must hold every item once, in groups of lanes whose "
+                                              "first lane is not empty");
+            goto done;
+        }
+        placed += it >= 0;
+    }
+    if (placed != count) {
+        PyErr_SetString(PyExc_ValueError, "order must hold every item once, in groups of lanes whose "
+                                          "first lane is not empty");
+        goto done;
+    }
     const int32_t *table = (const int32_t *)pairs.buf;
     const Py_ssize_t half = (Py_ssize_t)n * (n + 1) / 2;
     for (Py_ssize_t t = 0; t < half; t++)
@@ -157,34 +193,36 @@ static PyObject *statistics(PyObject *self, PyObject *args)
         const double *args8[3] = {sigma.buf, mu.buf, rotation.buf};
 #if DISPATCH
         if (use_wide)
-            failed = statistics_f64_avx2(args8[0], args8[1], args8[2], index, table, query.buf, key.buf,
-                                         nu.buf, logdet.buf, count, n, diagonal, work);
+            failed = statistics_f64_avx2(args8[0], args8[1], args8[2], index, table, sequence, groups,
+                                         query.buf, key.buf, nu.buf, logdet.buf, n, diagonal, work);
         else
 #endif
-            failed = statistics_f64(args8[0], args8[1], args8[2], index, table, query.buf, key.buf,
-                                    nu.buf, logdet.buf, count, n, diagonal, work);
+            failed = statistics_f64(args8[0], args8[1], args8[2], index, table, sequence, groups,
+                                    query.buf, key.buf, nu.buf, logdet.buf, n, diagonal, work);
     } else {
         const float *args4[3] = {sigma.buf, mu.buf, rotation.buf};
 #if DISPATCH
         if (use_wide)
-            failed = statistics_f32_avx2(args4[0], args4[1], args4[2], index, table, query.buf, key.buf,
-                                         nu.buf, logdet.buf, count, n, diagonal, work);
+            failed = statistics_f32_avx2(args4[0], args4[1], args4[2], index, table, sequence, groups,
+                                         query.buf, key.buf, nu.buf, logdet.buf, n, diagonal, work);
         else
 #endif
-            failed = statistics_f32(args4[0], args4[1], args4[2], index, table, query.buf, key.buf,
-                                    nu.buf, logdet.buf, count, n, diagonal, work);
+            failed = statistics_f32(args4[0], args4[1], args4[2], index, table, sequence, groups,
+                                    query.buf, key.buf, nu.buf, logdet.buf, n, diagonal, work);
     }
     Py_END_ALLOW_THREADS
     (void)use_wide;
     free(block);
     ok = 1;
 done:
+    free(seen);
     if (ok) result = PyLong_FromSsize_t(failed);
     PyBuffer_Release(&sigma);
     PyBuffer_Release(&mu);
     PyBuffer_Release(&rotation);
     PyBuffer_Release(&frame);
     PyBuffer_Release(&pairs);
+    PyBuffer_Release(&order);
     PyBuffer_Release(&query);
     PyBuffer_Release(&key);
     PyBuffer_Release(&nu);
@@ -201,7 +239,7 @@ static PyObject *instruction_set(PyObject *self, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"statistics", statistics, METH_VARARGS,
-     "statistics(sigma, mu, rotation, frame, pairs, query, key, nu, logdet, n, itemsize[, diagonal, path]) -> failures"},
+     "statistics(sigma, mu, rotation, frame, pairs, order, query, key, nu, logdet, n, itemsize[, diagonal, path]) -> failures"},
     {"instruction_set", instruction_set, METH_NOARGS, "the instruction set the kernel runs with"},
     {NULL, NULL, 0, NULL}};
 
@@ -209,4 +247,14 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kl_statistics_cpu",
                                     "Full-Sigma statistics of the GT structured kernel (C).", -1,
                                     methods};
 
-PyMODINIT_FUNC PyInit__kl_statistics_cpu(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__kl_statistics_cpu(void)
+{
+    PyObject *created = PyModule_Create(&module);
+    if (created == NULL) return NULL;
+    if (PyModule_AddIntConstant(created, "LANES_FLOAT64", 4) < 0
+        || PyModule_AddIntConstant(created, "LANES_FLOAT32", 8) < 0) {
+        Py_DECREF(created);
+        return NULL;
+    }
+    return created;
+}
