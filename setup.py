@@ -1,18 +1,29 @@
-"""The optional C extension of attngeom (the package's metadata is in pyproject.toml).
+"""The optional C extensions of attngeom (the package's metadata is in pyproject.toml).
 
-``attngeom.kernels._kl_statistics_cpu``: the full-Sigma statistics of the GT structured kernel
-on the CPU (attngeom/kernels/kl_statistics_cpu.py).  It needs a C compiler with GCC's vector
-extensions (GCC or Clang); where the build fails, pip installs attngeom without it and the
-kernel uses the library calls (the same numbers, slower).
+* ``attngeom.kernels._kl_statistics_cpu``: the per-token statistics of the GT structured
+  kernel on the CPU (attngeom/kernels/kl_statistics_cpu.py).  It needs a C compiler with
+  GCC's vector extensions (GCC or Clang).
+* ``attngeom.kernels._softmax_cpu``: NumPy's float64 softmax with glibc's vector exp
+  (attngeom/kernels/softmax_cpu.py); Linux on x86-64, linked to libmvec.
+
+Where a build fails, pip installs attngeom without that module, and the code it would speed
+up runs as before (the same numbers up to rounding, slower).
 """
 
+import platform
 import sys
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension(
-    "attngeom.kernels._kl_statistics_cpu",
-    sources=["attngeom/kernels/csrc/kl_statistics_cpu.c"],
-    depends=["attngeom/kernels/csrc/kl_statistics_body.h"],
-    extra_compile_args=[] if sys.platform == "win32" else ["-O3"],
-    optional=True)])
+OPTIMIZE = [] if sys.platform == "win32" else ["-O3"]
+EXTENSIONS = [Extension("attngeom.kernels._kl_statistics_cpu",
+                        sources=["attngeom/kernels/csrc/kl_statistics_cpu.c"],
+                        depends=["attngeom/kernels/csrc/kl_statistics_body.h"],
+                        extra_compile_args=OPTIMIZE, optional=True)]
+if sys.platform.startswith("linux") and platform.machine() in ("x86_64", "AMD64"):
+    # softmax in float64 with glibc's vector exp (libmvec): a separate module, so that a system
+    # without libmvec loses only this one
+    EXTENSIONS.append(Extension("attngeom.kernels._softmax_cpu", sources=["attngeom/kernels/csrc/softmax_cpu.c"],
+                                libraries=["mvec", "m"], extra_compile_args=OPTIMIZE, optional=True))
+
+setup(ext_modules=EXTENSIONS)

@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from attngeom.kernels import kl_statistics_cpu, kl_statistics_triton
+from attngeom.kernels import kl_statistics_cpu, kl_statistics_triton, softmax_cpu
 from attngeom.kernels.backend import Backend
 from attngeom.kernels.errors import BadInput
 
@@ -283,9 +283,12 @@ def softmax_last(x, be: Backend):
     rows) where the formula below is five passes (max, subtract, exp, sum, divide: at N =
     1024 each ~50-90 us on an H100, about a fifth of the GT kernel's graphed time there,
     docs/gauge-attention.md; not yet timed on a GPU in this form).  NumPy and JAX keep the
-    formula (XLA fuses it)."""
+    formula (XLA fuses it); NumPy in float64 with glibc's vector exp where it runs
+    (:mod:`attngeom.kernels.softmax_cpu`: NumPy's float64 exp is scalar without AVX-512)."""
     if be.name == "torch":
         return be.module.softmax(x, dim=-1)
+    if be.name == "numpy" and softmax_cpu.applies(x):       # float64: a vectorized exp
+        return softmax_cpu.softmax(x, 1.0)
     peak = be.module.max(x, axis=-1, keepdims=True)
     weights = be.module.exp(x - peak)
     return weights / be.sum(weights, -1)[..., None]
@@ -1042,6 +1045,10 @@ def _attention_weights(kl, kappa: float, causal: bool, be: Backend):
         # the mask, autograd and CUDA: softmax_last (torch.softmax on torch: fused, exact)
         return softmax_last(_causal_logits(kl, kappa, causal, be), be)
     if be.name == "numpy":
+        if softmax_cpu.applies(kl):
+            # float64 with glibc's vector exp: exp((K - min) (-1/kappa)) = exp((min - K) / kappa),
+            # the same exponents (softmax_cpu)
+            return softmax_cpu.softmax(kl, -(1.0 / kappa))
         beta = np.subtract(kl.min(-1, keepdims=True), kl)
         beta *= 1.0 / kappa
         np.exp(beta, out=beta)

@@ -1,0 +1,110 @@
+"""NumPy's float64 softmax with glibc's vector exp (attngeom.kernels.softmax_cpu, the C
+extension attngeom.kernels._softmax_cpu; issue 26): NumPy's numbers up to rounding, masks,
+NaN and infinities as NumPy treats them, and where it applies."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attngeom.kernels import kl_attention as kla
+from attngeom.kernels import softmax_cpu
+from attngeom.kernels.backend import get_backend
+from attngeom.kernels.sampling import Sampler
+
+built = pytest.mark.skipif(not softmax_cpu.available(),
+                           reason="the vector-exp softmax is not built here or this CPU lacks AVX2")
+
+
+def _numpy(x, scale):
+    """The formula with NumPy's exp: exp(scale (x - r)) / sum, r the row's largest exponent's x."""
+    reference = x.max(-1, keepdims=True) if scale > 0 else x.min(-1, keepdims=True)
+    weights = np.exp((x - reference) * scale)
+    return weights / weights.sum(-1, keepdims=True)
+
+
+@built
+@pytest.mark.parametrize("count", [1, 3, 4, 7, 128, 131])
+@pytest.mark.parametrize("scale", [1.0, -1.0, -1.0 / 0.7, 3.5])
+def test_rows_are_numpys_softmax(count, scale):
+    """Generic rows (tails of 0-3 numbers past whole groups of four; exponents down to -700,
+    so subnormal and zero weights occur): within 4e-15 of NumPy's formula, relative to the
+    row's largest weight (3 ulp of exp plus the sums' order), rows summing to 1."""
+    x = Sampler(count).floats((5, 6, count), 60.0)
+    got, want = softmax_cpu.softmax(x, scale), _numpy(x, scale)
+    assert got.shape == x.shape and got.dtype == np.float64
+    assert float(np.max(np.abs(got - want))) <= 4e-15
+    assert float(np.max(np.abs(got.sum(-1) - 1.0))) <= 4e-15 * count
+
+
+@built
+def test_the_exponentials_are_within_3_ulp_of_numpys():
+    """exp(t) over [-745, 0] from rows [0, t]: the weights are 1/(1 + e^t) and e^t/(1 + e^t),
+    so their ratio is e^t after three roundings (1.5 ulp): within 3 + 1.5 ulp of NumPy's exp
+    where that is a normal number; zero weights where NumPy's are."""
+    t = np.linspace(-745.0, 0.0, 200_001)
+    rows = np.stack([np.zeros_like(t), t], -1)
+    got = softmax_cpu.softmax(rows, 1.0)
+    exp_t = got[:, 1] / got[:, 0]
+    want = np.exp(t)
+    normal = want > np.finfo(np.float64).tiny * 2**4
+    ulps = np.abs(exp_t[normal] - want[normal]) / np.spacing(want[normal])
+    assert float(ulps.max()) <= 4.5
+    assert np.array_equal(got[:, 1] == 0, want / (1 + want) == 0)
+
+
+@built
+def test_masks_infinities_and_nan_as_numpy():
+    """-inf gives 0 (a causal mask), a row of -inf and a row with +inf or NaN give NaN, as
+    NumPy's formula does."""
+    x = np.array([[0.0, -np.inf, 1.0, 2.0, -np.inf],
+                  [-np.inf] * 5,
+                  [0.0, np.inf, 1.0, 2.0, 3.0],
+                  [0.0, np.nan, 1.0, 2.0, 3.0]])
+    with np.errstate(invalid="ignore"):
+        want = _numpy(x, 1.0)
+    got = softmax_cpu.softmax(x, 1.0)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert got[0, 1] == 0.0 and got[0, 4] == 0.0
+    assert float(np.nanmax(np.abs(got - want))) <= 4e-16
+
+
+@built
+def test_the_kernels_weights_use_it_and_keep_numpys_numbers():
+    """The structured kernel's beta (no mask) and softmax_last (the standard layer, the direct
+    kernel, the causal path) on NumPy float64 go through it: within 4e-15 of NumPy's exp, and
+    a mutation (kappa halved) is seen."""
+    be = get_backend("numpy")
+    kl = np.abs(Sampler(3).floats((2, 3, 9, 9), 20.0))
+    with softmax_cpu.disabled():
+        want = kla._attention_weights(kl, 0.7, False, be)
+        assert not softmax_cpu.applies(kl)
+        want_last = kla.softmax_last(-kl / 0.7, be)
+    got = kla._attention_weights(kl, 0.7, False, be)
+    assert float(np.max(np.abs(got - want))) <= 4e-15
+    assert float(np.max(np.abs(kla.softmax_last(-kl / 0.7, be) - want_last))) <= 4e-15
+    assert float(np.max(np.abs(kla._attention_weights(kl, 0.35, False, be) - want))) > 1e-3
+    assert not softmax_cpu.applies(kl.astype(np.float32)) and not softmax_cpu.applies(kl[:0])
+
+
+@built
+def test_the_extension_checks_its_arguments():
+    module = softmax_cpu._extension()
+    x = np.zeros((2, 3))
+    with pytest.raises(ValueError, match="rows of count"):
+        module.rows(x, np.zeros((2, 2)), 1.0, 3)
+    with pytest.raises(ValueError, match="rows of count"):
+        module.rows(x, np.zeros((2, 3)), 0.0, 3)
+    with pytest.raises(ValueError, match="rows of count"):
+        module.rows(x, np.zeros((2, 3)), float("inf"), 3)
+    with pytest.raises(ValueError, match="rows of count"):
+        module.rows(x, np.zeros((2, 3)), 1.0, 4)
+
+
+def test_where_it_applies(monkeypatch):
+    """Not where the module was not built (or the CPU lacks AVX2): NumPy's exp then."""
+    monkeypatch.setattr(softmax_cpu, "_extension", lambda: None)
+    assert not softmax_cpu.available() and not softmax_cpu.applies(np.zeros(3))
+    be = get_backend("numpy")
+    x = np.array([[0.0, 1.0, 2.0]])
+    assert np.array_equal(kla.softmax_last(x, be), _numpy(x, 1.0))
