@@ -283,11 +283,11 @@ def softmax_last(x, be: Backend):
     rows) where the formula below is five passes (max, subtract, exp, sum, divide: at N =
     1024 each ~50-90 us on an H100, about a fifth of the GT kernel's graphed time there,
     docs/gauge-attention.md; not yet timed on a GPU in this form).  NumPy and JAX keep the
-    formula (XLA fuses it); NumPy in float64 with glibc's vector exp where it runs
+    formula (XLA fuses it); NumPy with glibc's vector exp where it runs
     (:mod:`attngeom.kernels.softmax_cpu`: NumPy's float64 exp is scalar without AVX-512)."""
     if be.name == "torch":
         return be.module.softmax(x, dim=-1)
-    if be.name == "numpy" and softmax_cpu.applies(x):       # float64: a vectorized exp
+    if be.name == "numpy" and softmax_cpu.applies(x):       # a vectorized exp
         return softmax_cpu.softmax(x, 1.0)
     peak = be.module.max(x, axis=-1, keepdims=True)
     weights = be.module.exp(x - peak)
@@ -1046,8 +1046,8 @@ def _attention_weights(kl, kappa: float, causal: bool, be: Backend):
         return softmax_last(_causal_logits(kl, kappa, causal, be), be)
     if be.name == "numpy":
         if softmax_cpu.applies(kl):
-            # float64 with glibc's vector exp: exp((K - min) (-1/kappa)) = exp((min - K) / kappa),
-            # the same exponents (softmax_cpu)
+            # glibc's vector exp: exp((K - min) (-1/kappa)) = exp((min - K) / kappa), the same
+            # exponents (softmax_cpu)
             return softmax_cpu.softmax(kl, -(1.0 / kappa))
         beta = np.subtract(kl.min(-1, keepdims=True), kl)
         beta *= 1.0 / kappa

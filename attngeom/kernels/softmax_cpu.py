@@ -1,4 +1,4 @@
-"""Softmax by rows in float64 for NumPy with glibc's vector exp (issue 26).
+"""Softmax by rows for NumPy with glibc's vector exp, float64 and float32 (issue 26).
 
 NumPy's float64 ``exp`` is scalar on CPUs without AVX-512: 9.5 ns an element on the
 development machine (AMD EPYC, AVX2), against 2.2 ns for its float32 ``exp``.  At GT's size
@@ -9,14 +9,21 @@ the softmax of the structured kernel exponentiates 15 x 128 x 128 numbers: 2.2-2
     out_ij = exp(scale (x_ij - r_i)) / sum_j exp(scale (x_ij - r_i)),
 
 r_i the row's maximum (scale > 0) or minimum (scale < 0), with libmvec's four-lane AVX2 exp
-(0.55 against 2.34 ms for those 245,760 exponentials): the same exponents as NumPy's
-formulas (x - max; (min - K) / kappa, :func:`attngeom.kernels.kl_attention._attention_weights`),
-their exponentials within 3 ulp of NumPy's, the sums in another order
-(``tests/test_softmax_cpu.py``).  -inf entries give 0, a row with a NaN NaNs, as NumPy does.
+(0.55 against 2.34 ms for those 245,760 exponentials), and in float32 with its eight-lane
+expf (NumPy's own float32 exp is vectorized, but the softmax's five passes took 1.0-1.1 ms
+there against 0.53 for float64 with the vector exp): the same exponents as NumPy's formulas
+(x - max; (min - K) / kappa, :func:`attngeom.kernels.kl_attention._attention_weights`), their
+exponentials within 3 ulp of NumPy's in float64 and 2.8 ulp of the exact ones in float32
+(NumPy's float32 exp: 2.3), the sums in another order
+(``tests/test_softmax_cpu.py``).  -inf entries give 0, a row with a NaN NaNs, as NumPy does;
+exponents below log(smallest normal) give 0 instead of a subnormal number (below 1.2e-38 in
+float32, 2.2e-308 in float64, where the row's largest weight is at least 1 / N): libmvec
+computes such lanes one by one, and in float32 at GT's size 98% of the exponents are there
+(a softmax of exponents in [-200, 0] took 2.9 ms that way against 0.26).
 
-It applies (:func:`applies`) to float64 NumPy arrays where the extension was built (Linux on
-x86-64 with glibc's libmvec; ``setup.py``) and the CPU has AVX2 and FMA; elsewhere the
-callers keep NumPy's ``exp``.
+It applies (:func:`applies`) to float64 and float32 NumPy arrays where the extension was
+built (Linux on x86-64 with glibc's libmvec; ``setup.py``) and the CPU has AVX2 and FMA;
+elsewhere the callers keep NumPy's ``exp``.
 """
 
 from __future__ import annotations
@@ -55,15 +62,17 @@ def available() -> bool:
 
 
 def applies(x) -> bool:
-    """True for a non-empty float64 NumPy array where :func:`available` and not disabled."""
-    return (_ENABLED[-1] and isinstance(x, np.ndarray) and x.dtype == np.float64 and x.ndim >= 1
-            and x.size > 0 and available())
+    """True for a non-empty float64 or float32 NumPy array where :func:`available` and not
+    disabled."""
+    return (_ENABLED[-1] and isinstance(x, np.ndarray) and x.dtype in (np.float64, np.float32)
+            and x.ndim >= 1 and x.size > 0 and available())
 
 
 def softmax(x: np.ndarray, scale: float) -> np.ndarray:
     """softmax_j(scale x_ij) over the last axis, stabilized by the row's largest exponent
-    (a new float64 array; ``scale`` finite and not 0)."""
+    (a new array of x's dtype; ``scale`` finite and not 0, rounded to float32 for float32
+    as NumPy rounds a Python float against a float32 array)."""
     x = np.ascontiguousarray(x)
     out = np.empty_like(x)
-    _extension().rows(x, out, float(scale), x.shape[-1])
+    _extension().rows(x, out, float(scale), x.shape[-1], x.itemsize)
     return out

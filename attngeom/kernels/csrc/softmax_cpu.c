@@ -1,25 +1,31 @@
-/* attngeom.kernels._softmax_cpu: softmax by rows in float64 with glibc's vector exp (libmvec,
- * four lanes of AVX2), for NumPy, whose float64 exp is scalar on CPUs without AVX-512 (9.5 ns
- * an element on the development machine against 2.2 in float32; issue 26).  See
- * attngeom/kernels/softmax_cpu.py.
+/* attngeom.kernels._softmax_cpu: softmax by rows with glibc's vector exp (libmvec, AVX2), for
+ * NumPy, whose float64 exp is scalar on CPUs without AVX-512 (9.5 ns an element on the
+ * development machine against 2.2 in float32; issue 26).  See attngeom/kernels/softmax_cpu.py.
  *
- * rows(x, out, scale, count): x and out C-contiguous float64 buffers of rows of count numbers;
- * out_ij = exp(scale (x_ij - r_i)) / sum_j exp(scale (x_ij - r_i)), with r_i the row's
- * maximum when scale > 0 and its minimum when scale < 0 (the largest exponent is 0); a row
- * with a NaN gives NaNs.  scale (x - r) is the number NumPy's formulas exponentiate: x - max
- * for scale 1, and (min - K) / kappa as (K - min) (-1/kappa) (IEEE subtraction and negation
- * are exact mirror images).  available() says whether the CPU has AVX2 and FMA (libmvec's
- * four-lane exp needs them); rows() raises RuntimeError where it does not.  The GIL is
- * released while it runs. */
+ * rows(x, out, scale, count[, itemsize]): x and out C-contiguous buffers of rows of count
+ * numbers, float64 (itemsize 8, the default) or float32 (4);
+ *     out_ij = exp(scale (x_ij - r_i)) / sum_j exp(scale (x_ij - r_i)),
+ * r_i the row's maximum when scale > 0 and its minimum when scale < 0 (the largest exponent
+ * is 0).  scale (x - r) is the number NumPy's formulas exponentiate: x - max for scale 1, and
+ * (min - K) / kappa as (K - min) (-1/kappa) (IEEE subtraction and negation are exact mirror
+ * images).  A row with a NaN gives NaNs; exponents below log(smallest normal) give 0 (exp's
+ * subnormal results: below the smallest normal number, where the row's largest weight is at
+ * least 1 / count).  available() says whether the CPU has AVX2 and FMA (libmvec's AVX2 exp
+ * needs them); rows() raises RuntimeError where it does not.  The GIL is released while it
+ * runs. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <immintrin.h>
 #include <math.h>
 
-/* libmvec (glibc >= 2.22): exp of four doubles, AVX2; within 3 ulp of NumPy's exp over
- * [-745, 709] in tests/test_softmax_cpu.py */
+/* libmvec (glibc >= 2.22): exp of four doubles and of eight floats, AVX2 (float64 within 3
+ * ulp of NumPy's exp, float32 within 2.8 ulp of the exact one: tests/test_softmax_cpu.py) */
 extern __m256d _ZGVdN4v_exp(__m256d);
+extern __m256 _ZGVdN8v_expf(__m256);
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
 
 static int available(void)
 {
@@ -27,81 +33,102 @@ static int available(void)
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
-__attribute__((target("avx2,fma"))) static double lane_sum(__m256d v)
-{
-    double lanes[4];
-    _mm256_storeu_pd(lanes, v);
-    return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
-}
+/* the row routine for float64 (four lanes) and float32 (eight), softmax_body.h */
+#define REAL double
+#define LANES 4
+#define VEC __m256d
+#define SUFFIX f64
+#define LOAD _mm256_loadu_pd
+#define STORE _mm256_storeu_pd
+#define SET1 _mm256_set1_pd
+#define ZERO _mm256_setzero_pd
+#define MAX _mm256_max_pd
+#define MIN _mm256_min_pd
+#define SUB _mm256_sub_pd
+#define MUL _mm256_mul_pd
+#define ADD _mm256_add_pd
+#define DIV _mm256_div_pd
+#define OR _mm256_or_pd
+#define UNORDERED(v) _mm256_cmp_pd(v, v, _CMP_UNORD_Q)
+#define MOVEMASK _mm256_movemask_pd
+#define EXP _ZGVdN4v_exp
+#define LESS(a, b) _mm256_cmp_pd(a, b, _CMP_LT_OQ)
+#define ANDNOT _mm256_andnot_pd
+#define LOG_TINY (-708.39641853226408)   /* log(DBL_MIN), rounded up */
+#define FMAX fmax
+#define FMIN fmin
+#include "softmax_body.h"
+#undef REAL
+#undef LANES
+#undef VEC
+#undef SUFFIX
+#undef LOAD
+#undef STORE
+#undef SET1
+#undef ZERO
+#undef MAX
+#undef MIN
+#undef SUB
+#undef MUL
+#undef ADD
+#undef DIV
+#undef OR
+#undef UNORDERED
+#undef MOVEMASK
+#undef EXP
+#undef LESS
+#undef ANDNOT
+#undef LOG_TINY
+#undef FMAX
+#undef FMIN
 
-__attribute__((target("avx2,fma"))) static double exp_one(double x)
-{
-    double lanes[4];
-    _mm256_storeu_pd(lanes, _ZGVdN4v_exp(_mm256_set1_pd(x)));
-    return lanes[0];
-}
-
-__attribute__((target("avx2,fma"))) static void softmax_rows(const double *x, double *out, Py_ssize_t rows,
-                                                             Py_ssize_t count, double scale)
-{
-    const int largest = scale > 0;
-    for (Py_ssize_t r = 0; r < rows; r++) {
-        const double *row = x + r * count;
-        double *o = out + r * count;
-        /* the reference: the row's maximum (scale > 0) or minimum, NaN if the row has one */
-        __m256d best = _mm256_set1_pd(row[0]), unordered = _mm256_setzero_pd();
-        Py_ssize_t j = 0;
-        for (; j + 4 <= count; j += 4) {
-            const __m256d v = _mm256_loadu_pd(row + j);
-            best = largest ? _mm256_max_pd(best, v) : _mm256_min_pd(best, v);
-            unordered = _mm256_or_pd(unordered, _mm256_cmp_pd(v, v, _CMP_UNORD_Q));
-        }
-        double lanes[4], reference;
-        _mm256_storeu_pd(lanes, best);
-        reference = lanes[0];
-        for (int l = 1; l < 4; l++) reference = largest ? fmax(reference, lanes[l]) : fmin(reference, lanes[l]);
-        int nan = _mm256_movemask_pd(unordered) != 0;
-        for (; j < count; j++) {
-            nan |= isnan(row[j]);
-            reference = largest ? fmax(reference, row[j]) : fmin(reference, row[j]);
-        }
-        if (nan) reference = NAN;
-        /* exp(scale (x - reference)) and their sum, then the division */
-        const __m256d shift = _mm256_set1_pd(reference), factor = _mm256_set1_pd(scale);
-        __m256d total = _mm256_setzero_pd();
-        double tail = 0.0;
-        for (j = 0; j + 4 <= count; j += 4) {
-            const __m256d e = _ZGVdN4v_exp(_mm256_mul_pd(_mm256_sub_pd(_mm256_loadu_pd(row + j), shift), factor));
-            _mm256_storeu_pd(o + j, e);
-            total = _mm256_add_pd(total, e);
-        }
-        for (; j < count; j++) {
-            o[j] = exp_one((row[j] - reference) * scale);
-            tail += o[j];
-        }
-        const double sum = lane_sum(total) + tail;
-        const __m256d divisor = _mm256_set1_pd(sum);
-        for (j = 0; j + 4 <= count; j += 4) _mm256_storeu_pd(o + j, _mm256_div_pd(_mm256_loadu_pd(o + j), divisor));
-        for (; j < count; j++) o[j] /= sum;
-    }
-}
+#define REAL float
+#define LANES 8
+#define VEC __m256
+#define SUFFIX f32
+#define LOAD _mm256_loadu_ps
+#define STORE _mm256_storeu_ps
+#define SET1 _mm256_set1_ps
+#define ZERO _mm256_setzero_ps
+#define MAX _mm256_max_ps
+#define MIN _mm256_min_ps
+#define SUB _mm256_sub_ps
+#define MUL _mm256_mul_ps
+#define ADD _mm256_add_ps
+#define DIV _mm256_div_ps
+#define OR _mm256_or_ps
+#define UNORDERED(v) _mm256_cmp_ps(v, v, _CMP_UNORD_Q)
+#define MOVEMASK _mm256_movemask_ps
+#define EXP _ZGVdN8v_expf
+#define LESS(a, b) _mm256_cmp_ps(a, b, _CMP_LT_OQ)
+#define ANDNOT _mm256_andnot_ps
+#define LOG_TINY (-87.3365402f)           /* log(FLT_MIN), rounded up */
+#define FMAX fmaxf
+#define FMIN fminf
+#include "softmax_body.h"
 
 static PyObject *rows(PyObject *self, PyObject *args)
 {
     Py_buffer x, out;
     double scale;
     Py_ssize_t count;
+    int itemsize = 8;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*w*dn", &x, &out, &scale, &count)) return NULL;
+    if (!PyArg_ParseTuple(args, "y*w*dn|i", &x, &out, &scale, &count, &itemsize)) return NULL;
     PyObject *result = NULL;
     if (!available()) {
-        PyErr_SetString(PyExc_RuntimeError, "this CPU lacks AVX2 or FMA (libmvec's four-lane exp)");
-    } else if (count < 1 || x.len != out.len || x.len % (count * 8) != 0 || !(scale != 0) || !isfinite(scale)) {
-        PyErr_SetString(PyExc_ValueError, "x and out must hold rows of count float64 numbers; scale finite, not 0");
+        PyErr_SetString(PyExc_RuntimeError, "this CPU lacks AVX2 or FMA (libmvec's AVX2 exp)");
+    } else if (count < 1 || (itemsize != 8 && itemsize != 4) || x.len != out.len || x.len % (count * itemsize) != 0
+               || !(scale != 0) || !isfinite(scale) || (itemsize == 4 && !isfinite((float)scale))) {
+        PyErr_SetString(PyExc_ValueError, "x and out must hold rows of count float64 (itemsize 8) or float32 "
+                                          "(itemsize 4) numbers; scale finite, not 0");
     } else {
-        const Py_ssize_t total = x.len / (count * 8);
+        const Py_ssize_t total = x.len / (count * itemsize);
         Py_BEGIN_ALLOW_THREADS
-        softmax_rows((const double *)x.buf, (double *)out.buf, total, count, scale);
+        if (itemsize == 8)
+            softmax_rows_f64((const double *)x.buf, (double *)out.buf, total, count, scale);
+        else
+            softmax_rows_f32((const float *)x.buf, (float *)out.buf, total, count, (float)scale);
         Py_END_ALLOW_THREADS
         result = Py_NewRef(Py_None);
     }
@@ -118,12 +145,12 @@ static PyObject *is_available(PyObject *self, PyObject *args)
 }
 
 static PyMethodDef methods[] = {
-    {"rows", rows, METH_VARARGS, "rows(x, out, scale, count): softmax of scale * x by rows of count"},
+    {"rows", rows, METH_VARARGS, "rows(x, out, scale, count[, itemsize]): softmax of scale * x by rows of count"},
     {"available", is_available, METH_NOARGS, "whether this CPU has AVX2 and FMA"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_softmax_cpu",
-                                    "Softmax by rows with glibc's vector exp (float64).", -1, methods,
+                                    "Softmax by rows with glibc's vector exp (float64, float32).", -1, methods,
                                     NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__softmax_cpu(void) { return PyModule_Create(&module); }
