@@ -41,12 +41,12 @@ calls run and raise their own error.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 
 import numpy as np
 
 from attngeom.kernels.backend import Backend
+from attngeom.kernels.switch import Switch
 
 #: the largest head dimension the compiled kernel takes (its work space, about 6 n^2 vectors,
 #: leaves the L2 cache beyond it).  Measured against the library calls with the rows
@@ -58,22 +58,10 @@ MAX_N = 64
 #: code (the tests run both)
 PATH = -1
 
-_ENABLED = [True]
-
-
-@contextlib.contextmanager
-def disabled():
-    """Within it the structured kernel uses the library calls (the benchmark's A/B)."""
-    _ENABLED.append(False)
-    try:
-        yield
-    finally:
-        _ENABLED.pop()
-
-
-def enabled() -> bool:
-    """False inside :func:`disabled`."""
-    return _ENABLED[-1]
+#: on, or off inside ``disabled()`` (the structured kernel then uses the library calls: the
+#: benchmark's and the tests' A/B)
+SWITCH = Switch()
+disabled, enabled = SWITCH.disabled, SWITCH.enabled
 
 
 @functools.lru_cache(maxsize=1)

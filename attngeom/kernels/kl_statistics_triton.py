@@ -67,6 +67,7 @@ import functools
 import os
 
 from attngeom.kernels.backend import Backend
+from attngeom.kernels.switch import Switch
 
 #: the largest tile (n + 1 <= MAX_TILE): a 32 x 32 float64 tile already fills the registers
 #: (255 a thread at GT's n = 20, measured); a 64 x 64 one would spill four times as much, and
@@ -98,27 +99,15 @@ LAUNCHES: dict = {}
 #: CPU tests set it in a subprocess)
 INTERPRETED_ON_CPU = False
 
-_ENABLED = [True]
-
 #: why a launch failed (Triton could not compile or run the kernel here), once: from then on
 #: the library calls run, and :func:`unavailable` says this
 FAILED: list[str] = []
 
 
-@contextlib.contextmanager
-def disabled():
-    """Within it the structured kernel uses the eager statistics (the A/B of the benchmark
-    and the profile script)."""
-    _ENABLED.append(False)
-    try:
-        yield
-    finally:
-        _ENABLED.pop()
-
-
-def enabled() -> bool:
-    """False inside :func:`disabled`."""
-    return _ENABLED[-1]
+#: on, or off inside ``disabled()`` (the structured kernel then uses the eager statistics:
+#: the A/B of the benchmark and the profile script)
+SWITCH = Switch()
+disabled, enabled = SWITCH.disabled, SWITCH.enabled
 
 
 def setting() -> tuple:

@@ -28,22 +28,16 @@ elsewhere the callers keep NumPy's ``exp``.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 
 import numpy as np
 
-_ENABLED = [True]
+from attngeom.kernels.switch import Switch
 
-
-@contextlib.contextmanager
-def disabled():
-    """Within it the callers use NumPy's exp (the tests' and benchmarks' A/B)."""
-    _ENABLED.append(False)
-    try:
-        yield
-    finally:
-        _ENABLED.pop()
+#: on, or off inside ``disabled()`` (the callers then use NumPy's exp: the tests' and
+#: benchmarks' A/B)
+SWITCH = Switch()
+disabled = SWITCH.disabled
 
 
 @functools.lru_cache(maxsize=1)
@@ -64,7 +58,7 @@ def available() -> bool:
 def applies(x) -> bool:
     """True for a non-empty float64 or float32 NumPy array where :func:`available` and not
     disabled."""
-    return (_ENABLED[-1] and isinstance(x, np.ndarray) and x.dtype in (np.float64, np.float32)
+    return (SWITCH.enabled() and isinstance(x, np.ndarray) and x.dtype in (np.float64, np.float32)
             and x.ndim >= 1 and x.size > 0 and available())
 
 

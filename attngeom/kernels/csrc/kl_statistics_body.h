@@ -87,6 +87,28 @@ TARGET static inline void CAT(panel_2x4_, SUFFIX)(const V *x0, const V *x1, Py_s
 }
 #define PANEL CAT(panel_2x4_, SUFFIX)
 
+/* the panel out[0 .. 8) into rows a and a + 1 of y (row stride sy) from column b */
+TARGET static inline void CAT(put_panel_, SUFFIX)(V *y, Py_ssize_t sy, int a, int b, const V *out)
+{
+    for (int j = 0; j < 4; j++) {
+        y[a * sy + b + j] = out[j];
+        y[(a + 1) * sy + b + j] = out[4 + j];
+    }
+}
+#define PUT_PANEL CAT(put_panel_, SUFFIX)
+
+/* the upper triangle of X^T X (and the entries below it that whole panels reach) into y (row
+ * stride sy), X with ``rows`` rows of ``columns`` vectors (row stride sx) */
+TARGET static void CAT(gram_upper_, SUFFIX)(V *y, Py_ssize_t sy, const V *x, Py_ssize_t sx, int columns, int rows)
+{
+    V out[8];
+    for (int a = 0; a < columns; a += 2)
+        for (int b = a; b < columns; b += 4) {
+            PANEL(x + a, x + a + 1, sx, x + b, sx, rows, out);
+            PUT_PANEL(y, sy, a, b, out);
+        }
+}
+
 TARGET static Py_ssize_t CAT(statistics_, SUFFIX)(
     const REAL *sigma, const REAL *mu, const REAL *rotation, const int64_t *frame, const int32_t *pairs,
     const int64_t *order, Py_ssize_t groups, REAL *query, REAL *key, REAL *nu_out, REAL *logdet_out,
@@ -182,14 +204,7 @@ TARGET static Py_ssize_t CAT(statistics_, SUFFIX)(
             }
         }
         /* G = Y^T Y (upper): [P, P nu; ., mu^T Sigma^{-1} mu] with P = R^T Sigma^{-1} R */
-        for (int a = 0; a < m; a += 2)
-            for (int b = a; b < m; b += 4) {
-                PANEL(Y + a, Y + a + 1, ys, Y + b, ys, n, out);
-                for (int j = 0; j < 4; j++) {
-                    G[a * ys + b + j] = out[j];
-                    G[(a + 1) * ys + b + j] = out[4 + j];
-                }
-            }
+        CAT(gram_upper_, SUFFIX)(G, ys, Y, ys, m, n);
         /* F = [L | mu]^T R (row c: sum over a >= c of L_ac R_a, row n: nu^T), then
          * M = F^T F = R^T (Sigma + mu mu^T) R (upper) */
         if (diagonal) {                          /* rows sqrt(v_c) R_c, then nu^T = mu^T R */
@@ -207,20 +222,10 @@ TARGET static Py_ssize_t CAT(statistics_, SUFFIX)(
             const int start = c + 1 < n ? c : 0;
             for (int b = 0; b < n; b += 4) {
                 PANEL(S + start * ls + c, S + start * ls + c + 1, ls, R + start * fs + b, fs, n - start, out);
-                for (int j = 0; j < 4; j++) {
-                    F[c * fs + b + j] = out[j];
-                    F[(c + 1) * fs + b + j] = out[4 + j];
-                }
+                PUT_PANEL(F, fs, c, b, out);
             }
         }
-        for (int a = 0; a < n; a += 2)
-            for (int b = a; b < n; b += 4) {
-                PANEL(F + a, F + a + 1, fs, F + b, fs, m, out);
-                for (int j = 0; j < 4; j++) {
-                    M[a * fs + b + j] = out[j];
-                    M[(a + 1) * fs + b + j] = out[4 + j];
-                }
-            }
+        CAT(gram_upper_, SUFFIX)(M, fs, F, fs, n, m);
         /* scatter: query = [M (diagonal halved), -nu, 1/2, -(logdet + n)/2],
          *          key   = [P, P nu, nu^T P nu + logdet, 1], the entries (a, b) of M and P in
          *          the order of the table pairs (rows a, then columns b).  In float32 (8
@@ -283,6 +288,7 @@ TARGET static Py_ssize_t CAT(statistics_, SUFFIX)(
 
 #undef V
 #undef PANEL
+#undef PUT_PANEL
 #undef SHUFFLE
 #undef STORE_BLOCK
 #undef LANES_OF

@@ -50,52 +50,22 @@ static Py_ssize_t work_vectors(int n)
 #define DISPATCH 0
 #endif
 
-/* float64: four lanes (one AVX2 register), float32: eight */
+/* float64: four lanes (one AVX2 register), float32: eight (kl_statistics_variants.h) */
 #define REAL double
 #define INDEX int64_t
 #define LANES 4
 #define SQRT sqrt
 #define LOG log
-#define SUFFIX f64
-#define TARGET
-#include "kl_statistics_body.h"
-#undef SUFFIX
-#undef TARGET
-#if DISPATCH
-#define SUFFIX f64_avx2
-#define TARGET __attribute__((target("avx2,fma")))
-#include "kl_statistics_body.h"
-#undef SUFFIX
-#undef TARGET
-#endif
-#undef REAL
-#undef INDEX
-#undef LANES
-#undef SQRT
-#undef LOG
+#define NAME f64
+#include "kl_statistics_variants.h"
 
 #define REAL float
 #define INDEX int32_t
 #define LANES 8
 #define SQRT sqrtf
 #define LOG logf
-#define SUFFIX f32
-#define TARGET
-#include "kl_statistics_body.h"
-#undef SUFFIX
-#undef TARGET
-#if DISPATCH
-#define SUFFIX f32_avx2
-#define TARGET __attribute__((target("avx2,fma")))
-#include "kl_statistics_body.h"
-#undef SUFFIX
-#undef TARGET
-#endif
-#undef REAL
-#undef INDEX
-#undef LANES
-#undef SQRT
-#undef LOG
+#define NAME f32
+#include "kl_statistics_variants.h"
 
 static int wide(void)
 {
