@@ -158,29 +158,20 @@ static PyObject *statistics(PyObject *self, PyObject *args)
     }
     memset(work, 0, bytes);            /* the padding stays zero */
     const int use_wide = path < 0 ? wide() : path > 0 && wide();
+#define RUN(kernel, real)                                                                          \
+    kernel((const real *)sigma.buf, (const real *)mu.buf, (const real *)rotation.buf, index, table,  \
+           sequence, groups, query.buf, key.buf, nu.buf, logdet.buf, n, diagonal, work)
     Py_BEGIN_ALLOW_THREADS
-    if (itemsize == 8) {
-        const double *args8[3] = {sigma.buf, mu.buf, rotation.buf};
 #if DISPATCH
-        if (use_wide)
-            failed = statistics_f64_avx2(args8[0], args8[1], args8[2], index, table, sequence, groups,
-                                         query.buf, key.buf, nu.buf, logdet.buf, n, diagonal, work);
-        else
+    if (itemsize == 8)
+        failed = use_wide ? RUN(statistics_f64_avx2, double) : RUN(statistics_f64, double);
+    else
+        failed = use_wide ? RUN(statistics_f32_avx2, float) : RUN(statistics_f32, float);
+#else
+    failed = itemsize == 8 ? RUN(statistics_f64, double) : RUN(statistics_f32, float);
 #endif
-            failed = statistics_f64(args8[0], args8[1], args8[2], index, table, sequence, groups,
-                                    query.buf, key.buf, nu.buf, logdet.buf, n, diagonal, work);
-    } else {
-        const float *args4[3] = {sigma.buf, mu.buf, rotation.buf};
-#if DISPATCH
-        if (use_wide)
-            failed = statistics_f32_avx2(args4[0], args4[1], args4[2], index, table, sequence, groups,
-                                         query.buf, key.buf, nu.buf, logdet.buf, n, diagonal, work);
-        else
-#endif
-            failed = statistics_f32(args4[0], args4[1], args4[2], index, table, sequence, groups,
-                                    query.buf, key.buf, nu.buf, logdet.buf, n, diagonal, work);
-    }
     Py_END_ALLOW_THREADS
+#undef RUN
     (void)use_wide;
     free(block);
     ok = 1;
