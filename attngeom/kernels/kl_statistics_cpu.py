@@ -88,13 +88,13 @@ def unavailable(be: Backend, *arrays) -> str | None:
         return "disabled"
     if be.name not in ("numpy", "torch"):
         return f"{be.name} is neither numpy nor torch"
+    if be.name == "torch" and any(x.device.type != "cpu" for x in arrays):
+        return "not on the CPU"
     if _extension() is None:
         return "the C extension was not built"
     first = arrays[0]
     if be.name == "torch":
         torch = be.module
-        if any(x.device.type != "cpu" for x in arrays):
-            return "not on the CPU"
         if torch.is_grad_enabled() and any(x.requires_grad for x in arrays):
             return "autograd (the library calls are differentiable)"
         if torch.compiler.is_compiling():

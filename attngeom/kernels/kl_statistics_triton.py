@@ -40,9 +40,8 @@ against 2.38 ("products") and 2.53 (library calls), eager 2.89 against 3.36 and 
 N = 128 graphed 0.51 / 0.53 / 0.61 ms.  The fused kernel is register-bound (255 registers
 a thread; with 2 warps, :data:`NUM_WARPS`, 174 spilled, and still the fastest).  :data:`STREAM`
 = 1 forms the products without tile products (rank-one updates, operands read from memory:
-fewer registers), checked under the interpreter and not yet timed on a GPU; the profile
-script (``tests/benchmarks/profile_gauge_kernel.py``, ``run_gpu_checks.sh gauge-profile``)
-times it beside the default.
+fewer registers); timed on an H200 it was slower in every setting (1.31-2.72 against 1.16 ms
+at N = 1024; ``tests/benchmarks/profile_gauge_kernel.py``, ``run_gpu_checks.sh gauge-profile``).
 
 When it applies (:func:`unavailable` says why not): torch on CUDA with Triton importable,
 float32 or float64, n + 1 <= 32 (:data:`MAX_TILE`), outside autograd (forward only: inputs
@@ -88,7 +87,9 @@ MODE = "fused"
 UNROLL = 0
 
 #: the products: 0 tile products (``tl.dot``), 1 rank-one updates with operands read from
-#: memory (:mod:`attngeom.kernels.kl_statistics_triton_kernels`; not yet timed on a GPU)
+#: memory (:mod:`attngeom.kernels.kl_statistics_triton_kernels`).  Timed on an H200 (seventh
+#: GPU session): 1 is slower in every setting, statistics alone at N = 1024 1.31-2.72 ms
+#: against 1.16 for the default, though it spills less (0-718 against 172 registers)
 STREAM = 0
 
 #: registers and spills per thread of the kernels launched, by (mode, unroll, warps, stream, n, dtype)
