@@ -80,8 +80,15 @@ MAX_TILE = 32
 NUM_WARPS = 2
 
 #: "fused": the factorization, the solve and the products in one kernel; "products": the
-#: library's Cholesky factorization and triangular solve, then one kernel for the rest
-MODE = "fused"
+#: library's Cholesky factorization and triangular solve, then one kernel for the rest;
+#: "warp": not Triton but the CUDA C kernel of :mod:`attngeom.kernels.kl_statistics_cuda`
+#: (one warp per matrix, ``NUM_WARPS`` warps a block; not yet timed on a GPU)
+MODES = ("fused", "products", "warp")
+
+#: the mode; the environment variable ATTNGEOM_GT_STATISTICS chooses another for a whole run
+#: (``run_gpu_checks.sh gauge-graphs-warp`` times the sweep with "warp"); a value that is not
+#: one of :data:`MODES` turns the kernel off (:func:`unavailable` says so, the library calls run)
+MODE = os.environ.get("ATTNGEOM_GT_STATISTICS", "fused")
 
 #: the fused kernel's n steps: 0 unrolled, k >= 1 a loop unrolled k times
 UNROLL = 0
@@ -163,7 +170,14 @@ def unavailable(be: Backend, *tensors) -> str | None:
         return f"n = {n} outside 1 .. {MAX_TILE - 1}"
     if any(s == 0 for x in tensors for s in x.shape):
         return "empty input"
-    return FAILED[0] if FAILED else _triton_missing()
+    if FAILED:
+        return FAILED[0]
+    if MODE not in MODES:
+        return f"ATTNGEOM_GT_STATISTICS={MODE!r} is not one of {', '.join(MODES)}"
+    if MODE == "warp":
+        from attngeom.kernels import kl_statistics_cuda
+        return kl_statistics_cuda.compiler_missing()
+    return _triton_missing()
 
 
 def _tile(n: int) -> int:
@@ -184,7 +198,6 @@ def full_statistics(mu, Sigma, rotation, head: str, be: Backend, fallback) -> di
     (query, key) rows) from Triton, by :data:`MODE`.  ``rotation``: the frames' exponentials,
     [..., N, n, n] shared by the heads (``head`` = '') or [..., H, N, n, n].  ``fallback()``:
     the library statistics, called when a pivot was not positive (they raise)."""
-    from attngeom.kernels import cuda_graphs
     from attngeom.kernels import kl_attention as kla
     torch = be.module
     n = mu.shape[-1]
@@ -201,29 +214,64 @@ def full_statistics(mu, Sigma, rotation, head: str, be: Backend, fallback) -> di
     nu, logdet = sigma.new_empty(shape + (n,)), sigma.new_empty(shape)
     rows = (query, key, nu, logdet, heads, tokens) + tuple(turned.stride())
     options = {"n": n, "TILE": _tile(n), "STREAM": STREAM, "num_warps": NUM_WARPS}
+    ok = torch.empty(shape, dtype=torch.int8, device=sigma.device)     # every pivot positive
+    if MODE == "warp":
+        return _warp_statistics(sigma, means, turned, rotation, head, rows, ok, fallback)
     if MODE == "products":
         lower = kla.cholesky(sigma, be).reshape((-1, n, n))
         solved = kla.solve_lower_right(lower, torch.cat([kla._swap(frames).reshape((-1, n, n)),
                                                          means.reshape((-1, 1, n))], -2), be).contiguous()
         arguments = (sigma, means, turned, lower, solved, *rows, lower.stride(0), lower.stride(1) + lower.stride(2))
     else:
-        ok = torch.empty(shape, dtype=torch.int8, device=sigma.device)
         arguments = (sigma, means, turned, *rows[:4], ok, *rows[4:])
         options["UNROLL"] = UNROLL
     try:
         launched = _kernels()[MODE][(count,)](*arguments, **options)
     except Exception as error:           # Triton could not compile or launch it here
-        FAILED.append(f"Triton failed: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}")
+        return _failed("Triton", error, fallback)
+    if MODE != "products" and not _factored(ok):
         return fallback()
-    if MODE != "products":
-        factored = ok.bool().all()
-        if cuda_graphs.deferring():
-            cuda_graphs.defer_check(factored)
-        elif not bool(factored):
-            return fallback()
     LAUNCHES[(MODE, UNROLL, NUM_WARPS, STREAM, n, str(sigma.dtype))] = {
         "registers": getattr(launched, "n_regs", None), "spills": getattr(launched, "n_spills", None)}
+    return _statistics(rotation, head, rows)
+
+
+def _failed(what: str, error: Exception, fallback) -> dict:
+    """A kernel that could not be compiled or launched here: the reason kept in
+    :data:`FAILED` (the library calls from then on), the library calls' statistics now."""
+    FAILED.append(f"{what} failed: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}")
+    return fallback()
+
+
+def _factored(ok) -> bool:
+    """Whether every pivot was positive (``ok``: a flag per matrix): read on the host eagerly,
+    deferred inside a CUDA-graph capture (then True here)."""
+    from attngeom.kernels import cuda_graphs
+    factored = ok.bool().all()
+    if cuda_graphs.deferring():
+        cuda_graphs.defer_check(factored)
+        return True
+    return bool(factored)
+
+
+def _statistics(rotation, head: str, rows) -> dict:
+    """The statistics dict from the written rows (query, key, nu, logdet, ...)."""
+    query, key, nu, logdet = rows[:4]
+    n = nu.shape[-1]
     size = n * (n + 1) // 2
     return {"rotation": rotation, "nu": nu, "second": query[..., :size], "precision": key[..., :size],
             "precision_nu": key[..., size:size + n], "offset": key[..., size + n], "logdet": logdet,
             "head": head, "operands": (query, key)}
+
+
+def _warp_statistics(sigma, means, turned, rotation, head: str, rows, ok, fallback) -> dict:
+    """:func:`full_statistics` by the CUDA C kernel (:mod:`attngeom.kernels.kl_statistics_cuda`,
+    :data:`NUM_WARPS` warps a block)."""
+    from attngeom.kernels import kl_statistics_cuda
+    try:
+        kl_statistics_cuda.launch(sigma, means, turned, *rows[:4], ok, *rows[4:6], rows[6:], NUM_WARPS)
+    except Exception as error:           # NVRTC could not compile it, or the launch failed
+        return _failed("CUDA C", error, fallback)
+    if not _factored(ok):
+        return fallback()
+    return _statistics(rotation, head, rows)

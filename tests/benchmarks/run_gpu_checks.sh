@@ -18,6 +18,10 @@
 #   bash tests/benchmarks/run_gpu_checks.sh gauge-graphs # the sweep from CUDA graphs (issue 26) and
 #                                                        # the kernel's gpu tests (with the Triton
 #                                                        # per-token statistics')
+#   bash tests/benchmarks/run_gpu_checks.sh gauge-graphs-warp  # the graphed sweep with the CUDA C
+#                                                        # per-token statistics (one warp a matrix,
+#                                                        # ATTNGEOM_GT_STATISTICS=warp; JSON under
+#                                                        # warp/) and their gpu test
 #   bash tests/benchmarks/run_gpu_checks.sh gauge-jax    # the jax-cuda sweep (slowest: compiles per N)
 #   bash tests/benchmarks/run_gpu_checks.sh gauge-compiled  # the CLI with torch.compile (reduce-overhead),
 #                                                        # N = 128, 512, 1024 (GAUGE_COMPILED_N), full and diagonal Sigma
@@ -39,23 +43,23 @@
 # Results (JSON and logs) go to $OUT when set (the device tool's output folder), else to
 # tests/benchmarks/results/gpu.
 set -o pipefail
-part=${1:?usage: run_gpu_checks.sh tests|tests-other|reach-torch|reach-jax|throughput|gauge|gauge-graphs|gauge-jax|gauge-profile|hyperbolic|hyperbolic-attention|hyperbolic-compiled|gauge-compiled|gec|all}
+part=${1:?usage: run_gpu_checks.sh tests|tests-other|reach-torch|reach-jax|throughput|gauge|gauge-graphs|gauge-graphs-warp|gauge-jax|gauge-profile|hyperbolic|hyperbolic-attention|hyperbolic-compiled|gauge-compiled|gec|all}
 if [ "$part" = all ]; then
     # priority order, each part:seconds; a part that runs past its limit is stopped and the
-    # next one starts (the defaults sum to 520 s, under the device tool's 10-minute call).
-    # Measured on an H100, sixth session (2026-11-26): gauge 52 s, gauge-graphs 63 s (with
-    # the Triton kernel's tests), gauge-profile 15 s before the Triton A/B and 29 s with 8
-    # settings at N = 128 and 1024 (each setting compiles once), gauge-compiled 54 s for
-    # N = 1024 (29 s a CLI call; the compiled kernel is not the fast one: 5.8x the layer at
-    # 1024, measured at 128 and 512 in earlier sessions, so GAUGE_COMPILED_N defaults to
-    # 1024 here), hyperbolic-compiled 53 s, hyperbolic-attention 91 s.  throughput (30-35 s,
-    # unchanged code, measured in five sessions) is left out with tests-other, gauge-jax
-    # (jax-cuda meets the targets, measured twice), reach-torch, reach-jax (a minute per
-    # point) and gec (a smoke run): each to its own call (GPU_PARTS=...)
+    # next one starts (the defaults sum to 540 s, under the device tool's 10-minute call).
+    # Measured on an H200, seventh session (2026-11-26): gauge-graphs 61 s (with the Triton
+    # kernel's tests), gauge-profile 27 s (8 settings at N = 128 and 1024, each compiles
+    # once), gauge 80 s (it hit an 80 s limit once), hyperbolic-compiled 66 s,
+    # hyperbolic-attention 105 s; gauge-graphs-warp (the CUDA C statistics, new) not yet run.
+    # gauge-compiled (the compiled kernel: never the fast form, 3.8-5.8x the layer at N = 1024
+    # in four sessions), throughput (30-35 s, unchanged code, measured in five sessions),
+    # tests-other, gauge-jax (jax-cuda meets the targets, measured twice), reach-torch,
+    # reach-jax (a minute per point) and gec (a smoke run) are left out: each to its own call
+    # (GPU_PARTS=...)
     export GAUGE_COMPILED_N=${GAUGE_COMPILED_N:-1024}
     final=${OUT:-tests/benchmarks/results/gpu}
     scratch=$(mktemp -d)
-    for spec in ${GPU_PARTS:-gauge:80 gauge-graphs:90 gauge-profile:60 gauge-compiled:70 hyperbolic-compiled:70 hyperbolic-attention:100}; do
+    for spec in ${GPU_PARTS:-gauge-graphs:90 gauge-profile:60 gauge-graphs-warp:80 gauge:110 hyperbolic-compiled:70 hyperbolic-attention:130}; do
         each=${spec%%:*}; limit=${spec##*:}
         start=$SECONDS
         OUT="$scratch" timeout "$limit" bash "$0" "$each" > /dev/null 2>&1
@@ -99,6 +103,9 @@ case "$part" in
                  exit $rc ;;
     gauge-graphs) run -m gpu tests/benchmarks/test_gauge_attention_bench.py::test_cuda_graphs tests/test_gauge_attention.py \
                       tests/test_kl_statistics_triton.py ;;
+    gauge-graphs-warp) mkdir -p "$out/warp"
+                 ATTNGEOM_GT_STATISTICS=warp ATTNGEOM_BENCH_DIR="$out/warp" run -m gpu \
+                     tests/benchmarks/test_gauge_attention_bench.py::test_cuda_graphs tests/test_kl_statistics_cuda.py ;;
     gauge-jax)   run -m gpu "tests/benchmarks/test_gauge_attention_bench.py::test_cuda[jax]" ;;
     gauge-compiled) # one CLI call per N and Sigma (each compiles once: ~25 s on an H100), JSON
                  # each; GAUGE_COMPILED_N overrides the token counts

@@ -381,7 +381,8 @@ def run_benchmark(config: BenchmarkConfig,
 
 def _statistics_path(config: BenchmarkConfig, be, mu, sigma, frames) -> str:
     """How the eager structured kernel computed its per-token statistics: "triton" (the fused
-    kernel of :mod:`attngeom.kernels.kl_statistics_triton`), "compiled C (instruction set)"
+    kernel of :mod:`attngeom.kernels.kl_statistics_triton`), "CUDA C (one warp a matrix)"
+    (its mode "warp", :mod:`attngeom.kernels.kl_statistics_cuda`), "compiled C (instruction set)"
     (:mod:`attngeom.kernels.kl_statistics_cpu`) or "library calls (why not)"."""
     from attngeom.kernels import kl_statistics_cpu, kl_statistics_triton
     rotation = frames           # the compiled kernels' conditions do not depend on the values
@@ -390,7 +391,7 @@ def _statistics_path(config: BenchmarkConfig, be, mu, sigma, frames) -> str:
         return f"compiled C ({kl_statistics_cpu.instruction_set()})"
     triton = "diagonal Sigma" if config.diagonal else kl_statistics_triton.unavailable(be, mu, sigma, rotation)
     if triton is None:
-        return "triton"
+        return "CUDA C (one warp a matrix)" if kl_statistics_triton.MODE == "warp" else "triton"
     return f"library calls ({compiled}; {triton})"
 
 

@@ -1,0 +1,107 @@
+"""The full-Sigma per-token statistics of the GT structured kernel in CUDA C, one warp per
+matrix (torch on CUDA; issue 26): :data:`attngeom.kernels.kl_statistics_triton.MODE` "warp".
+
+Why: on an H200 at GT's size, N = 1024, the Triton kernel (one program of two warps per
+matrix, the n x n matrix spread over a tile) takes 0.92 ms of the graphed kernel's 1.48 ms
+(docs/gauge-attention.md, seventh GPU session), and neither fewer registers nor fewer spills
+made it faster: each of its n factorization steps reduces across the tile.  Here lane i of
+a warp holds index i (n + 1 <= 32), the factorization's pivots and columns pass between
+lanes by register shuffles, and nothing is reduced across warps
+(``csrc/kl_statistics_warp.cu`` states the steps and the formulas):
+
+* Cholesky Sigma = L L^T, right-looking, lane r holding row r; logdet Sigma = sum log pivots;
+* in the same steps Y = L^{-1} [R, mu], lane c holding column c;
+* G = Y^T Y = [R, mu]^T Sigma^{-1} [R, mu], so P = R^T Sigma^{-1} R, P nu and nu^T P nu;
+* M = R^T Sigma R + nu nu^T from broadcast loads;
+
+written as the query and key rows of :func:`attngeom.kernels.kl_statistics_triton.full_statistics`
+(the same layout and the same factorization check).  ptxas (CUDA 13.0, sm_90, n = 20): 136
+registers a thread in float64, 127 in float32, no spills.
+
+It is compiled at run time with NVRTC through torch (``torch.cuda._compile_kernel``, torch
+>= 2.8; no other dependency), once per (n, dtype, device), and launched on torch's current
+stream, so CUDA graphs capture it.  On the CPU the tests run the same source under a warp
+emulation (``tests/csrc/warp_emulation.cpp``, 32 threads in lockstep per warp) against the
+library calls.  **Not yet timed on a GPU**: the default stays the Triton kernel until
+``tests/benchmarks/profile_gauge_kernel.py`` (``run_gpu_checks.sh gauge-profile``, key
+``fused_ab``, settings ``warp_u0_w*``) shows this one faster.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from pathlib import Path
+
+#: the kernel's source; :func:`source` prefixes the size and the type
+SOURCE_PATH = Path(__file__).with_name("csrc") / "kl_statistics_warp.cu"
+
+#: its entry point
+KERNEL = "kl_statistics_warp"
+
+#: the largest n (lanes 0 .. n hold the columns of [R, mu])
+MAX_N = 31
+
+#: every integer argument and offset the kernel computes in int must stay below this
+INT_LIMIT = 2**31 - 1
+
+
+def source(n: int, dtype: str) -> str:
+    """The CUDA source for n x n matrices of ``dtype`` ("float64" or "float32")."""
+    if not 1 <= n <= MAX_N:
+        raise ValueError(f"n = {n} outside 1 .. {MAX_N}")
+    kind, suffix = {"float64": ("double", ""), "float32": ("float", "f")}[dtype]
+    return f"#define NN {n}\n#define T {kind}\n#define SQRT sqrt{suffix}\n#define LOG log{suffix}\n" + SOURCE_PATH.read_text()
+
+
+def _compile_function():
+    """torch's NVRTC entry point, or None (torch < 2.8)."""
+    import torch
+    return getattr(torch.cuda, "_compile_kernel", None) or getattr(torch.cuda, "compile_kernel", None)
+
+
+def compiler_missing() -> str | None:
+    """Why the kernel cannot be compiled here, or None."""
+    return None if _compile_function() is not None else "torch has no NVRTC entry point (torch.cuda._compile_kernel)"
+
+
+@functools.lru_cache(maxsize=None)
+def _kernel(n: int, dtype: str, device: int):
+    """The compiled kernel for (n, dtype) on CUDA device ``device`` (a callable taking
+    ``grid``, ``block`` and ``args``)."""
+    import torch
+    with torch.cuda.device(device):
+        return _compile_function()(source(n, dtype), KERNEL)
+
+
+def too_large(count: int, strides) -> str | None:
+    """Why the kernel's int arguments would overflow (the matrix count, the frames' element
+    strides), or None; the offsets it forms from them are 64-bit."""
+    if count > INT_LIMIT or any(abs(int(s)) > INT_LIMIT for s in strides):
+        return "too large for the kernel's int arguments"
+    return None
+
+
+def launch(sigma, means, turned, query, key, nu, logdet, ok, heads: int, tokens: int, strides,
+           warps_per_block: int = 4) -> None:
+    """Fill ``query``, ``key``, ``nu``, ``logdet`` and ``ok`` (int8, every pivot positive)
+    for the contiguous ``sigma`` [..., n, n] and ``means`` [..., n] and the frames ``turned``
+    [B, H, N, n, n] of element ``strides`` (5, the head's 0 when shared)."""
+    n = sigma.shape[-1]
+    count = sigma.numel() // (n * n)
+    dtype = str(sigma.dtype).removeprefix("torch.")
+    device = sigma.device.index if sigma.device.type == "cuda" else -1
+    kernel = _kernel(n, dtype, device)
+    problem = too_large(count, strides)
+    if problem:
+        raise ValueError(problem)
+    blocks = -(-count // warps_per_block)
+    with _on(sigma.device):              # the module and the current stream are the tensors' device's
+        kernel(grid=(blocks, 1, 1), block=(32 * warps_per_block, 1, 1),
+               args=[sigma, means, turned, query, key, nu, logdet, ok, count, heads, tokens, *map(int, strides)])
+
+
+def _on(device):
+    """``torch.cuda.device(device)`` for a CUDA device, else nothing (the tests' emulation)."""
+    import torch
+    return torch.cuda.device(device) if device.type == "cuda" else contextlib.nullcontext()
