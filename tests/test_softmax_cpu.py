@@ -119,6 +119,30 @@ def test_the_kernels_weights_use_it_and_keep_numpys_numbers():
 
 
 @built
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_torchs_cpu_weights_use_it_outside_autograd(dtype):
+    """On torch's CPU outside autograd the structured kernel's beta is the NumPy kernel's,
+    exactly (the same C function on a view); under autograd it stays torch's differentiable
+    softmax (within 1e-6 relative of it in float32, 1e-14 in float64); disabled, the in-place
+    chain, within the same bounds; a mutation (kappa halved) is seen."""
+    import torch
+    be, numpy_be = get_backend("torch"), get_backend("numpy")
+    kl = np.abs(Sampler(5).floats((2, 3, 9, 9), 20.0)).astype(dtype)
+    got = kla._attention_weights(torch.from_numpy(kl), 0.7, False, be)
+    assert isinstance(got, torch.Tensor) and got.dtype == torch.from_numpy(kl).dtype
+    assert np.array_equal(got.numpy(), kla._attention_weights(kl, 0.7, False, numpy_be))
+    tracked = torch.from_numpy(kl).requires_grad_()
+    differentiable = kla._attention_weights(tracked, 0.7, False, be)
+    assert differentiable.grad_fn is not None
+    bound = 1e-6 if dtype == "float32" else 1e-14
+    assert float((differentiable.detach() - got).abs().max()) <= bound
+    with softmax_cpu.disabled():
+        chained = kla._attention_weights(torch.from_numpy(kl), 0.7, False, be)
+    assert float((chained - got).abs().max()) <= bound
+    assert float((kla._attention_weights(torch.from_numpy(kl), 0.35, False, be) - got).abs().max()) > 1e-3
+
+
+@built
 def test_the_extension_checks_its_arguments():
     module = softmax_cpu._extension()
     x = np.zeros((2, 3))

@@ -1039,7 +1039,8 @@ def _attention_weights(kl, kappa: float, causal: bool, be: Backend):
     in place, four passes over the N x N array instead of seven and one allocation instead
     of four (the same numbers: the row minimum of K is the row maximum of the logits; on
     torch's CPU weights below e times the smallest normal number are raised to it, see
-    below).  There torch's fused softmax is slower (float64 at [15, 512, 512]: 48.7 against
+    below; where :mod:`attngeom.kernels.softmax_cpu` runs, NumPy and torch's CPU use its
+    vector exp, and weights below the smallest normal number are 0).  There torch's fused softmax is slower (float64 at [15, 512, 512]: 48.7 against
     18.4 ms CPU time); on CUDA it is the faster form (:func:`softmax_last`)."""
     if causal or not (be.name == "numpy" or (_untracked(kl, be) and kl.device.type == "cpu")):
         # the mask, autograd and CUDA: softmax_last (torch.softmax on torch: fused, exact)
@@ -1054,6 +1055,10 @@ def _attention_weights(kl, kappa: float, causal: bool, be: Backend):
         np.exp(beta, out=beta)
         beta /= beta.sum(-1, keepdims=True)
         return beta
+    if kl.device.type == "cpu" and softmax_cpu.applies(kl.detach().numpy()):
+        # the same vector exp on torch's CPU tensors (a NumPy view; fresh weights): float32 at
+        # GT's size 0.33 against 0.89 ms for the in-place chain below (CPU time, one thread)
+        return be.module.from_numpy(softmax_cpu.softmax(kl.detach().numpy(), -(1.0 / kappa)))
     return _weights_in_place(kl, kappa, be)
 
 
