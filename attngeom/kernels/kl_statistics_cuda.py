@@ -20,7 +20,9 @@ registers a thread in float64, 127 in float32, no spills.
 
 It is compiled at run time with NVRTC through torch (``torch.cuda._compile_kernel``, torch
 >= 2.8; no other dependency), once per (n, dtype, device), and launched on torch's current
-stream, so CUDA graphs capture it.  On the CPU the tests run the same source under a warp
+stream, so CUDA graphs capture it (where no CUDA toolkit is installed, under a stand-in
+CUDA_HOME: :func:`_cuda_home`).  NVRTC 13.5 compiles it through torch's wrapper with the
+registers above.  On the CPU the tests run the same source under a warp
 emulation (``tests/csrc/warp_emulation.cpp``, 32 threads in lockstep per warp) against the
 library calls.  **Not yet timed on a GPU**: the default stays the Triton kernel until
 ``tests/benchmarks/profile_gauge_kernel.py`` (``run_gpu_checks.sh gauge-profile``, key
@@ -31,6 +33,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
+import tempfile
 from pathlib import Path
 
 #: the kernel's source; :func:`source` prefixes the size and the type
@@ -70,8 +74,29 @@ def _kernel(n: int, dtype: str, device: int):
     """The compiled kernel for (n, dtype) on CUDA device ``device`` (a callable taking
     ``grid``, ``block`` and ``args``)."""
     import torch
-    with torch.cuda.device(device):
+    with torch.cuda.device(device), _cuda_home():
         return _compile_function()(source(n, dtype), KERNEL)
+
+
+@contextlib.contextmanager
+def _cuda_home():
+    """A stand-in CUDA_HOME while torch compiles, where none is set.
+
+    torch's NVRTC wrapper passes ``-I $CUDA_HOME/include`` and raises OSError ("CUDA_HOME
+    environment variable is not set") where no CUDA toolkit is installed, although NVRTC
+    itself comes with torch's CUDA wheels; this kernel includes no header, so an empty
+    folder stands in for the toolkit's."""
+    from torch.utils import cpp_extension
+    if getattr(cpp_extension, "CUDA_HOME", None) is not None:
+        yield
+        return
+    with tempfile.TemporaryDirectory(prefix="attngeom-cuda-home-") as home:
+        os.mkdir(os.path.join(home, "include"))
+        cpp_extension.CUDA_HOME = home
+        try:
+            yield
+        finally:
+            cpp_extension.CUDA_HOME = None
 
 
 def too_large(count: int, strides) -> str | None:

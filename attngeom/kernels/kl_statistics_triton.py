@@ -239,7 +239,9 @@ def full_statistics(mu, Sigma, rotation, head: str, be: Backend, fallback) -> di
 def _failed(what: str, error: Exception, fallback) -> dict:
     """A kernel that could not be compiled or launched here: the reason kept in
     :data:`FAILED` (the library calls from then on), the library calls' statistics now."""
-    FAILED.append(f"{what} failed: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}")
+    # one line, the compiler's log kept (NVRTC's message is "Kernel compilation failed:" and
+    # then the log's lines)
+    FAILED.append(f"{what} failed: {type(error).__name__}: {' '.join(str(error).split())[:400]}")
     return fallback()
 
 
