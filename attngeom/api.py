@@ -271,7 +271,8 @@ def ideal(d: int, t: int, a: int | None = None, dprime: int = 1, col: int = 1,
     family_params : sequence of str
         ``"ID:NAME=VALUE"``: attribute family ID at those parameters.
     attribution_budget : float, "none" or None
-        Work the attribution may spend, as a multiple of the ideal's own (None: no limit).
+        Work the attribution may spend, as a multiple of the ideal's own, counted as at least
+        5,000,000 units (None: no limit).
     prime : int, optional
         The prime p < 2^31 (default 2^31 - 1).
     seed : int

@@ -325,8 +325,9 @@ def errata(source, fmt, cert_dir, workers, scheduler):
               help="attribute family ID at NAME=VALUE instead of its defaults and variants "
                    "(e.g. veronese:r=2; repeatable)")
 @click.option("--attribution-budget", default="1", show_default=True, metavar="X|none",
-              help="work the attribution may spend, as a multiple of the ideal's own work; "
-                   "families beyond it are reported as skipped")
+              help="work the attribution may spend, as a multiple of the ideal's own work "
+                   "(counted as at least 5,000,000 units); families beyond it are reported as "
+                   "skipped")
 @click.option("--prime", type=int, default=None, help="the prime p < 2^31 (default 2^31 - 1)")
 @click.option("--seed", type=int, default=0, show_default=True, help="random seed")
 @click.option("--m2", "m2_path", type=click.Path(dir_okay=False, writable=True), default=None,

@@ -17,6 +17,7 @@ from attngeom.lightning_alg.claims import family_claims
 from attngeom.lightning_alg.claims.base import FamilyClaim
 from attngeom.lightning_alg.coordinates import CoordinateSystem
 from attngeom.lightning_alg.ideal import degree_table, interpolation, variety
+from attngeom.lightning_alg.ideal.attribution import MIN_IDEAL_WORK
 from attngeom.lightning_alg.ideal.report import compute_ideal, render_report
 from attngeom.lightning_alg.ideal.m2_export import export_m2, lift_block
 from attngeom.lightning_alg.invariant import Invariant
@@ -456,7 +457,7 @@ def test_attribution_through_the_symmetry_equals_computing_every_block(monkeypat
 
 def test_budget_skips_families_with_the_reason_and_never_silently():
     report, _ = compute_ideal(3, 2, 3, max_degree=4, families=family_claims("resultant,syzygy"),
-                              attribution_budget=0.02)
+                              attribution_budget=0.001)
     skipped = {s["id"]: s["reason"] for s in report.attribution["skipped"]}
     assert "over the attribution budget" in skipped["resultant --line all"]
     assert "--attribution-budget raises it" in skipped["resultant --line all"]
@@ -464,13 +465,35 @@ def test_budget_skips_families_with_the_reason_and_never_silently():
     assert rows | set(skipped) == {"syzygy", "resultant", "resultant --line all"}
     assert "resultant --line all" not in rows
     budget = report.attribution["budget"]
-    assert budget["factor"] == 0.02
-    assert budget["used"] <= budget["limit"] == int(0.02 * budget["ideal_work"])
+    assert budget["factor"] == 0.001 and budget["ideal_work"] < MIN_IDEAL_WORK
+    assert budget["used"] <= budget["limit"] == int(0.001 * MIN_IDEAL_WORK)
     assert "skipped resultant --line all: over the attribution budget" in render_report(report)
     again, _ = compute_ideal(3, 2, 3, max_degree=4, families=family_claims("resultant,syzygy"),
-                             attribution_budget=0.02)
+                             attribution_budget=0.001)
     # a count of work, not a clock: the same families are skipped again
     assert again.attribution["skipped"] == report.attribution["skipped"]
+
+
+def test_a_small_ideal_counts_as_min_ideal_work_in_the_budget():
+    """At (d, t, a) = (3, 1, 1) the ideal counts 2,767 units and Brill's equations need
+    18,379: with the budget a plain multiple of the ideal's count they were skipped (the
+    atlas's (3,1,1,1) row, before); counted as at least MIN_IDEAL_WORK units, the default
+    budget attributes all 35 quartic generators to them, as an unlimited budget does."""
+    def run(budget):
+        report, _ = compute_ideal(3, 1, 1, max_degree=4, families=family_claims("brill"),
+                                  attribution_budget=budget)
+        return report.attribution
+    default, unlimited = run(1), run(None)
+    assert default["budget"]["ideal_work"] < 20_000 < default["budget"]["limit"] == MIN_IDEAL_WORK
+    untimed = lambda a: [[{k: v for k, v in row.items() if k != "seconds"} for row in t["families"]]
+                         for t in a["degrees"]]
+    assert default["skipped"] == [] and untimed(default) == untimed(unlimited)
+    assert default["degrees"][-1]["all_families"]["new_generators"] == 35
+    assert default["budget"]["used"] == unlimited["budget"]["used"]
+    # a factor still scales it: the same family at a budget below its need is skipped, saying so
+    small = run(18_000 / MIN_IDEAL_WORK)
+    assert [s["id"] for s in small["skipped"]] == ["brill"]
+    assert "counted as at least 5,000,000 units" in small["skipped"][0]["reason"]
 
 
 def test_zero_budget_skips_every_family_and_no_budget_skips_none():

@@ -41,7 +41,8 @@ the budget is unlimited (``--attribution-budget none``): then every member is re
 
 Budget (:class:`AttributionBudget`).  The attribution may spend :data:`DEFAULT_BUDGET` times
 the ideal's own work (:attr:`~attngeom.lightning_alg.ideal.degree_table.AttentionIdeal.work`: the
-entries of the matrices whose kernels and ranks it computed), counted in the same unit:
+entries of the matrices whose kernels and ranks it computed; counted as at least
+:data:`MIN_IDEAL_WORK`, below which it understates the ideal's cost), in the same unit:
 the terms a family expands into, the terms of its reduction modulo J_1, and the entries of
 its blockwise coordinate matrices (:data:`COORDINATE_ENTRIES_PER_UNIT` to a unit).  Each
 count is known before the work it measures (the expansion's once it is done); a family that
@@ -82,6 +83,14 @@ MAX_MEMBERS_ESTIMATED = 100_000
 COORDINATE_ENTRIES_PER_UNIT = 16
 #: The attribution's work as a multiple of the ideal's own work (``--attribution-budget``).
 DEFAULT_BUDGET = 1.0
+#: The ideal's own work counts as at least this many units in the budget.  Below it the count
+#: understates what the ideal costs (it counts matrix entries, not the elimination over
+#: them, nor the members' expansion, paid before the charge): at (d, t, a) = (3, 1, 1),
+#: (4, 1, 1) and (5, 1, 1) the ideal counted 2,767 / 38,643 / 275,630 units, so Brill's
+#: equations (needing 18,379 / 441,649 / 4,740,681 units in all, the unlimited run's
+#: count) were skipped after their expansion had been paid, although the whole attribution
+#: with them took 0.4 / 6.1 / 85 s against 0.4 / 6.2 / 84 s without (2026-11-26, one core).
+MIN_IDEAL_WORK = 5_000_000
 
 #: Claim parameters that the ideal fixes, or that select no members (``row``: the ideal is of
 #: output row 1; ``all_outputs``: it is of one coordinate; ``matrix``: a ``show`` switch):
@@ -211,16 +220,22 @@ def parse_budget(text) -> float | None:
     return value
 
 
+def describe_budget(factor: float) -> str:
+    """What a budget factor means, in words (the report and the reasons of skipped families)."""
+    return f"{factor:g} x the ideal's own work, counted as at least {MIN_IDEAL_WORK:,} units"
+
+
 class AttributionBudget:
-    """The work the attribution may spend: ``factor`` x the ideal's own work, in the units of
-    the module doc; ``factor`` None means no limit."""
+    """The work the attribution may spend: ``factor`` x the ideal's own work, counted as at
+    least :data:`MIN_IDEAL_WORK` units (the units of the module doc); ``factor`` None means
+    no limit, 0 no attribution."""
 
     def __init__(self, ideal_work: int, factor: float | None = DEFAULT_BUDGET):
         if factor is not None and not 0 <= factor < float("inf"):
             raise BadInput(f"--attribution-budget must be a nonnegative number or 'none'; "
                            f"got {factor!r}")
         self.ideal_work, self.factor = int(ideal_work), factor
-        self.limit = None if factor is None else int(factor * ideal_work)
+        self.limit = None if factor is None else int(factor * max(self.ideal_work, MIN_IDEAL_WORK))
         self.used = 0
 
     @property
@@ -233,8 +248,8 @@ class AttributionBudget:
         """Spend ``units`` and return None, or the reason they cannot be spent."""
         if self.limit is not None and self.used + units > self.limit:
             return (f"over the attribution budget: {what} needs {units:,} work units, "
-                    f"{max(self.limit - self.used, 0):,} of {self.limit:,} left ({self.factor:g} x "
-                    f"the ideal's own work; --attribution-budget raises it)")
+                    f"{max(self.limit - self.used, 0):,} of {self.limit:,} left ({describe_budget(self.factor)}; "
+                    f"--attribution-budget raises it)")
         self.used += units
         return None
 

@@ -10,7 +10,7 @@ from attngeom.kernels.claim import CheckContext
 from attngeom.kernels.errors import BadInput
 from attngeom.kernels.sampling import DEFAULT_PRIME
 from attngeom.lightning_alg.ideal.attribution import (
-    DEFAULT_BUDGET, AttributionBudget, attribute_families, parse_family_params)
+    DEFAULT_BUDGET, AttributionBudget, attribute_families, describe_budget, parse_family_params)
 from attngeom.lightning_alg.ideal.degree_table import (
     AttentionIdeal, DEFAULT_MAX_DEGREE, DegreeTable, STREAM_JACOBIAN)
 from attngeom.lightning_alg.ideal.interpolation import FRESH_POINTS
@@ -249,6 +249,6 @@ def _render_attribution(attribution: dict) -> list[str]:
     budget = attribution.get("budget")
     if budget is not None:
         limit = "no limit" if budget["limit"] is None else (
-            f"of {budget['limit']:,} ({budget['factor']:g} x the ideal's own work)")
+            f"of {budget['limit']:,} ({describe_budget(budget['factor'])})")
         lines.append(f"  attribution budget: {budget['used']:,} work units used {limit}")
     return lines
