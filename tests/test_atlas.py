@@ -18,7 +18,7 @@ from attngeom.lightning_alg.ideal.atlas_grid import (
     DEFAULT_GRID, MAX_POINTS, AtlasPoint, parse_grid)
 from attngeom.lightning_alg.ideal.atlas_m2 import (
     compare_counts, m2_check, m2_script, parse_m2_output, run_m2)
-from attngeom.lightning_alg.ideal.atlas_report import atlas_markdown, load_atlas
+from attngeom.lightning_alg.ideal.atlas_report import atlas_markdown, load_atlas, sampled
 from attngeom.lightning_alg.ideal.attribution import SparseMembers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -218,6 +218,19 @@ def test_docs_atlas_page_is_generated_from_the_committed_atlas():
     assert (ROOT / "docs" / "figures" / "atlas_unexplained.png").is_file()
     points = sorted(p.name for p in (ROOT / "data" / "atlas" / "points").glob("*.json"))
     assert points == sorted(point.filename for point in parse_grid(None, 4))
+
+
+def test_the_page_says_where_sampled_members_make_the_count_an_upper_bound():
+    """A degree with unexplained generators and a sampled family (``lower_bound``) marks the
+    point (its unexplained count is an upper bound); a sampled degree with none left, or an
+    unsampled one, does not.  The committed atlas: (5,1,1,1), where 3,000 of the 6,825
+    cone-flattening quartics are reduced."""
+    degree = lambda lower, left: {"attribution": {"degrees": {"4": {"lower_bound": lower, "unexplained": left}}}}
+    assert sampled(degree(True, 5)) and not sampled(degree(True, 0)) and not sampled(degree(False, 5))
+    assert not sampled({"attribution": None})
+    page = atlas_markdown(load_atlas(ROOT / "data" / "atlas"))
+    assert "1 of 36 points has minimal generators" in page
+    assert "at (5,1,1,1) some family's members were sampled" in page
 
 
 @pytest.mark.slow

@@ -178,6 +178,35 @@ def test_mutation_brill_formula(monkeypatch, name, value):
     assert v.status is Status.REFUTED and parts(v)["vanishing"] == "refuted"
 
 
+@pytest.mark.parametrize("d,points", [(3, 40), (4, 6)])
+def test_brill_expanded_over_f_p_equals_the_expansion_over_q(monkeypatch, d, points):
+    """Brill's members expanded for the attribution over F_p[y] (python-flint's nmod_mpoly,
+    ``integer_program``) give the same terms and residues as over QQ[y] (SymPy) reduced mod
+    p; where python-flint has no nmod_mpoly the SymPy path runs.  A member changed in the
+    F_p path only (one NEWTON constant) gives other residues."""
+    import numpy as np
+    from attngeom.kernels.sampling import DEFAULT_PRIME
+    from attngeom.lightning_alg.claims.base import coordinates_of
+    from attngeom.lightning_alg.invariants import brill, structured
+    params = BRILL.resolve({"d": d, "t": 1, "a": 1, "brill_points": points})
+    coords = coordinates_of(params)
+    family = BRILL.family(params, coords)
+    assert family.integer_program
+    expand = lambda: family.expand_mod_p(coords, DEFAULT_PRIME)[4]
+    over_p = expand()
+    assert isinstance(structured.modular_generic_point(coords, [1, 2], DEFAULT_PRIME).y[0, 1],
+                      __import__("flint").nmod_mpoly)
+    monkeypatch.setattr(family, "integer_program", False)
+    over_q = expand()
+    assert len(over_q[0]) > 1000 and all(np.array_equal(a, b) for a, b in zip(over_p, over_q))
+    monkeypatch.setattr(family, "integer_program", True)
+    monkeypatch.setattr(structured, "modular_generic_point", lambda *args: None)
+    assert all(np.array_equal(a, b) for a, b in zip(expand(), over_q))
+    monkeypatch.undo()
+    monkeypatch.setattr(brill, "NEWTON", (-2, 3))
+    assert not all(np.array_equal(a, b) for a, b in zip(expand(), over_q))
+
+
 def test_cone_flattening_proved_and_counted():
     v = CONE.verify({"d": 4, "t": 1, "a": 1}, "symbolic")
     assert v.status is Status.PROVED and v.evidence["parts"]["count"]["listed"] == 210

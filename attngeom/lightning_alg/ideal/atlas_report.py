@@ -119,6 +119,22 @@ def _skipped_note(records: list[dict]) -> str:
             "attributes them; docs/new-families.md)")
 
 
+def sampled(record: dict) -> bool:
+    """Whether some degree with unexplained generators had a family's members sampled (its
+    span a lower bound, so the unexplained count an upper bound)."""
+    degrees = (record.get("attribution") or {}).get("degrees") or {}
+    return any(entry["lower_bound"] and entry["unexplained"] for entry in degrees.values())
+
+
+def _sampled_note(records: list[dict]) -> str:
+    points = [point_label(r) for r in records if sampled(r)]
+    if not points:
+        return ""
+    return (f"; at {', '.join(points)} some family's members were sampled (`+` below), so the "
+            "count is an upper bound (`--attribution-budget none` reduces every member; "
+            "docs/new-families.md)")
+
+
 def _by_degree(values: dict | None, nonzero: bool = True) -> str:
     if not values:
         return "-"
@@ -422,10 +438,10 @@ def atlas_markdown(atlas: dict, figure: str = DOCS_FIGURE) -> str:
         "",
         f"![unexplained minimal generators]({figure})",
         "",
-        f"{len(with_lost)} of {len(records)} points have minimal generators that no "
-        f"registered family explains within the attribution budget: "
+        f"{len(with_lost)} of {len(records)} points {'has' if len(with_lost) == 1 else 'have'} "
+        f"minimal generators that no registered family explains within the attribution budget: "
         f"{', '.join(point_label(r) for r in with_lost) or 'none'}"
-        + _skipped_note(with_lost) + ".",
+        + _skipped_note(with_lost) + _sampled_note(with_lost) + ".",
         "",
         "## Hilbert functions",
         "",

@@ -89,7 +89,9 @@ DEFAULT_BUDGET = 1.0
 #: (4, 1, 1) and (5, 1, 1) the ideal counted 2,767 / 38,643 / 275,630 units, so Brill's
 #: equations (needing 18,379 / 441,649 / 4,740,681 units in all, the unlimited run's
 #: count) were skipped after their expansion had been paid, although the whole attribution
-#: with them took 0.4 / 6.1 / 85 s against 0.4 / 6.2 / 84 s without (2026-11-26, one core).
+#: with them took 0.4 / 6.1 / 85 s against 0.4 / 6.2 / 84 s without (2026-11-26, one core,
+#: the expansion in SymPy; over F_p by python-flint since, ``integer_program``: 0.4 / 1.4 /
+#: 17 s with them).
 MIN_IDEAL_WORK = 5_000_000
 
 #: Claim parameters that the ideal fixes, or that select no members (``row``: the ideal is of

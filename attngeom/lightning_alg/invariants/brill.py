@@ -101,6 +101,7 @@ class BrillFamily(StructuredFamily):
     about 5,200 terms each at d = 4, so a counterexample names the member and its point)."""
 
     witness_polynomial = False
+    integer_program = True               # sums, products and the integer WEIGHTS / NEWTON only
 
     def __init__(self, coords: CoordinateSystem, points: np.ndarray):
         self.name = f"Brill quartics B(x; y, z) ({SOURCE})"

@@ -261,6 +261,37 @@ def generic_point(coords: CoordinateSystem, indices) -> tuple[Any, Point]:
     return R, Point(y)
 
 
+def modular_generic_point(coords: CoordinateSystem, indices, prime: int) -> Point | None:
+    """The point of :func:`generic_point` with y the generators of F_p[y_c : c in indices]
+    (python-flint's nmod_mpoly, in the order of ``indices``), or None where this python-flint
+    has no multivariate polynomials over F_p (before 0.7)."""
+    try:
+        from flint import nmod_mpoly_ctx
+        context = nmod_mpoly_ctx.get(tuple(f"y{c}" for c in indices), modulus=prime)
+    except (ImportError, AttributeError, TypeError):
+        return None
+    y = np.zeros((1, len(coords) + 1), dtype=object)
+    for c, g in zip(indices, context.gens()):
+        y[0, c] = g
+    return Point(y)
+
+
+def _terms_mod_p(value, prime: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(exponents [T, n], coefficients mod p [T]) of a nonzero polynomial over QQ (SymPy) or
+    F_p (nmod_mpoly), or None for zero and for constants that are not ring elements."""
+    if hasattr(value, "monoms") and hasattr(value, "coeffs") and not hasattr(value, "items"):
+        coeffs = [int(c) for c in value.coeffs()]          # nmod_mpoly: residues already
+        if not coeffs:
+            return None
+        exponents = np.array(value.monoms(), dtype=np.int64).reshape(len(coeffs), -1)
+        return exponents, np.array(coeffs, dtype=np.int64)
+    if not hasattr(value, "items") or not value:
+        return None
+    exponents = np.array(list(value.keys()), dtype=np.int64).reshape(len(value), -1)
+    return exponents, np.array([int(c.numerator) * pow(int(c.denominator), -1, prime) % prime
+                                for c in value.values()], dtype=np.int64)
+
+
 def modular_point(coords: CoordinateSystem, weights: WeightBatch) -> Point:
     y = Parametrization(coords).evaluate_mod_p(weights)
     batch = weights.A.shape[0]
@@ -310,6 +341,10 @@ class StructuredFamily(ABC):
     #: whether a counterexample prints the member expanded (off for dense members, whose
     #: printing through SymPy takes far longer than the check)
     witness_polynomial: bool = True
+    #: whether ``chunks`` uses ring operations and integer constants only (no rationals), so
+    #: that :meth:`expand_mod_p` may evaluate it over F_p[y] (python-flint's nmod_mpoly)
+    #: instead of QQ[y] (SymPy) and reduce: the same residues, several times faster
+    integer_program: bool = False
 
     @property
     @abstractmethod
@@ -355,14 +390,18 @@ class StructuredFamily(ABC):
         (shape=[T, degree]), coefficients nonzero residues.  Evaluated at the generators of
         QQ[y] like :meth:`expand`, the ring elements read term by term (no SymPy
         expressions).  BadInput when a member is not homogeneous."""
-        _, point = generic_point(coords, self.variables())
-        generators = np.array(sorted(set(int(c) for c in self.variables())), dtype=np.int64)
+        indices = sorted(set(int(c) for c in self.variables()))
+        point = modular_generic_point(coords, indices, prime) if self.integer_program else None
+        if point is None:
+            _, point = generic_point(coords, indices)
+        generators = np.array(indices, dtype=np.int64)
         terms: dict[int, tuple[list, list, list]] = {}
         for offset, values in self.chunks(point, ObjectArithmetic()):
             for j, value in enumerate(values[0]):
-                if not hasattr(value, "items") or not value:
+                read = _terms_mod_p(value, prime)
+                if read is None:
                     continue
-                exponents = np.array(list(value.keys()), dtype=np.int64).reshape(len(value), -1)
+                exponents, coeffs = read
                 degrees = exponents.sum(axis=1)
                 if np.any(degrees != degrees[0]):
                     raise BadInput(f"{self.name}: member {offset + j + 1} is not homogeneous "
@@ -370,8 +409,6 @@ class StructuredFamily(ABC):
                 degree = int(degrees[0])
                 rows = np.repeat(np.tile(generators, len(exponents)),
                                  exponents.ravel()).reshape(len(exponents), degree)
-                coeffs = np.array([int(c.numerator) * pow(int(c.denominator), -1, prime) % prime
-                                   for c in value.values()], dtype=np.int64)
                 member, row_list, coeff_list = terms.setdefault(degree, ([], [], []))
                 member.append(np.full(len(rows), offset + j, dtype=np.int64))
                 row_list.append(rows)
