@@ -279,8 +279,8 @@ def modular_generic_point(coords: CoordinateSystem, indices, prime: int) -> Poin
 def _terms_mod_p(value, prime: int) -> tuple[np.ndarray, np.ndarray] | None:
     """(exponents [T, n], coefficients mod p [T]) of a nonzero polynomial over QQ (SymPy) or
     F_p (nmod_mpoly), or None for zero and for constants that are not ring elements."""
-    if hasattr(value, "monoms") and hasattr(value, "coeffs") and not hasattr(value, "items"):
-        coeffs = [int(c) for c in value.coeffs()]          # nmod_mpoly: residues already
+    if hasattr(value, "monoms") and not hasattr(value, "items"):   # nmod_mpoly (SymPy's
+        coeffs = [int(c) for c in value.coeffs()]                    # elements are dicts)
         if not coeffs:
             return None
         exponents = np.array(value.monoms(), dtype=np.int64).reshape(len(coeffs), -1)
@@ -388,7 +388,8 @@ class StructuredFamily(ABC):
         """Every member expanded over F_p, by degree: degree -> (member, rows, coefficients),
         one entry per term, ``rows`` the sorted coordinate indices of the term's monomial
         (shape=[T, degree]), coefficients nonzero residues.  Evaluated at the generators of
-        QQ[y] like :meth:`expand`, the ring elements read term by term (no SymPy
+        F_p[y] (python-flint) where the family is an :attr:`integer_program`, else of QQ[y]
+        like :meth:`expand` and reduced mod p; the ring elements read term by term (no SymPy
         expressions).  BadInput when a member is not homogeneous."""
         indices = sorted(set(int(c) for c in self.variables()))
         point = modular_generic_point(coords, indices, prime) if self.integer_program else None
