@@ -1040,8 +1040,9 @@ def _attention_weights(kl, kappa: float, causal: bool, be: Backend):
     of four (the same numbers: the row minimum of K is the row maximum of the logits; on
     torch's CPU weights below e times the smallest normal number are raised to it, see
     below; where :mod:`attngeom.kernels.softmax_cpu` runs, NumPy and torch's CPU use its
-    vector exp, and weights below the smallest normal number are 0).  There torch's fused softmax is slower (float64 at [15, 512, 512]: 48.7 against
-    18.4 ms CPU time); on CUDA it is the faster form (:func:`softmax_last`)."""
+    vector exp, and weights below the smallest normal number are 0).  There torch's fused
+    softmax is slower (float64 at [15, 512, 512]: 48.7 against 18.4 ms CPU time); on CUDA it
+    is the faster form (:func:`softmax_last`)."""
     if causal or not (be.name == "numpy" or (_untracked(kl, be) and kl.device.type == "cpu")):
         # the mask, autograd and CUDA: softmax_last (torch.softmax on torch: fused, exact)
         return softmax_last(_causal_logits(kl, kappa, causal, be), be)
