@@ -311,13 +311,71 @@ def test_attribution_of_members_spread_over_blocks_is_exact():
     assert not row["multihomogeneous"] and row["span"] == 3 and row["new_generators"] == 3
 
 
-def test_attribution_samples_large_families(monkeypatch):
+def _prop24_under_budget(monkeypatch, limit):
+    """The ten Prop 24 cubics at (3,2,3) as a family larger than MAX_MEMBERS = 4, under a
+    budget of ``limit`` units (None: no limit): (row, budget).  Their costs: 108 terms to
+    expand, 108 to reduce, 108 coordinate entries (6 units); a sample of 4: 41 terms to
+    reduce, 41 entries (2 units)."""
     from attngeom.lightning_alg.ideal import attribution as ideal_families
     monkeypatch.setattr(ideal_families, "MAX_MEMBERS", 4)
-    report, _ = compute_ideal(3, 2, 3, max_degree=3, families=[ListFamily("prop24", prop24_cubics)])
-    row = report.attribution["degrees"][2]["families"][0]
-    assert row["members"] == 10 and row["used"] == 4 and row["sampled"] and row["lower_bound"]
-    assert row["span"] == 4
+    report, _ = compute_ideal(3, 2, 3, max_degree=3, families=[ListFamily("prop24", prop24_cubics)],
+                              attribution_budget=None if limit is None else limit / MIN_IDEAL_WORK)
+    rows = report.attribution["degrees"][2]["families"]
+    return (rows[0] if rows else None), report.attribution["budget"]
+
+
+def test_a_large_family_is_reduced_whole_when_the_budget_covers_it(monkeypatch):
+    """More members than MAX_MEMBERS, but all of them fit the default budget: every member is
+    reduced, the span is exact (the atlas's (5,1,1,1): 6,825 cone-flattening quartics, 4,550
+    where a sample of 3,000 spanned 2,873)."""
+    row, budget = _prop24_under_budget(monkeypatch, MIN_IDEAL_WORK)
+    assert row["members"] == row["used"] == 10 and not row["sampled"] and not row["lower_bound"]
+    assert row["span"] == 10 and budget["used"] == 108 + 108 + 6
+
+
+def test_a_large_family_is_sampled_when_all_its_members_do_not_fit(monkeypatch):
+    """Where all members do not fit, the seeded sample stands for them (a lower bound): when
+    their reduction does not fit (200 units: 108 + 108 > 200), the sample is reduced on its
+    own; when only their coordinates do not (218: 216 + 6 > 218), the sample's terms are
+    taken from the reduction already paid for.  Both give the sample's row; too small a
+    budget for the sample too skips the family."""
+    rows = {}
+    for limit, used in ((200, 108 + 41 + 2), (218, 108 + 108 + 2)):
+        rows[limit], budget = _prop24_under_budget(monkeypatch, limit)
+        assert budget["used"] == used <= limit
+        assert rows[limit]["members"] == 10 and rows[limit]["used"] == 4
+        assert rows[limit]["sampled"] and rows[limit]["lower_bound"] and rows[limit]["span"] == 4
+    assert {k: v for k, v in rows[200].items() if k != "seconds"} == \
+        {k: v for k, v in rows[218].items() if k != "seconds"}
+    row, _ = _prop24_under_budget(monkeypatch, 150)                # 108 + 41 + 2 > 150
+    assert row is None
+
+
+def test_selecting_reduced_terms_equals_reducing_the_selected_members(monkeypatch):
+    """BlockTerms.select(keep) is the reduction of SparseMembers.select(keep), array for
+    array, for members (Prop 24's cubics) and for (member, block) parts (split_by_block)."""
+    from dataclasses import replace
+    from attngeom.lightning_alg.ideal import attribution as ideal_families
+    calls = []
+    real = ideal_families.reduce_members
+
+    def spy(members, substitution, record, prime):
+        calls.append((members, substitution, record, prime))
+        return real(members, substitution, record, prime)
+    monkeypatch.setattr(ideal_families, "reduce_members", spy)
+    compute_ideal(3, 2, 3, max_degree=3, families=[ListFamily("prop24", prop24_cubics)],
+                  attribution_budget=None)
+    members, substitution, record, prime = calls[0]
+    keep = np.array([1, 4, 5, 8])
+    fields = ("block", "component", "column", "value", "member")
+    for split in (False, True):
+        whole = replace(members, split_by_block=split)
+        selected = real(whole, substitution, record, prime).select(keep)
+        direct = real(whole.select(keep), substitution, record, prime)
+        assert (selected.count, selected.homogeneous) == (direct.count, direct.homogeneous)
+        for name in fields:
+            assert np.array_equal(getattr(selected, name), getattr(direct, name)), (split, name)
+        assert selected.count == (len(keep) if not split else len(np.unique(direct.component)))
 
 
 def test_attribution_skips_families_outside_their_hypotheses():
@@ -383,7 +441,7 @@ def test_attribution_example_36_every_line_explains_all_90_quartics():
     every = rows["resultant --line all"]
     assert every["members"] == 90 and every["span"] == 90 and every["new_generators"] == 90
     assert every["multihomogeneous"] and not every["lower_bound"]
-    assert rows["resultant"]["span"] == rows["resultant"]["new_generators"] == 6
+    assert rows["resultant --line example41"]["span"] == rows["resultant --line example41"]["new_generators"] == 6
     assert rows["veronese"]["new_generators"] == 9 and rows["block-veronese"]["new_generators"] == 18
     assert quartic["all_families"] == {"span": 117, "new_generators": 90}
     assert quartic["unexplained"]["minimal_generators"] == 0
@@ -462,7 +520,7 @@ def test_budget_skips_families_with_the_reason_and_never_silently():
     assert "over the attribution budget" in skipped["resultant --line all"]
     assert "--attribution-budget raises it" in skipped["resultant --line all"]
     rows = {r["id"] for t in report.attribution["degrees"] for r in t["families"]}
-    assert rows | set(skipped) == {"syzygy", "resultant", "resultant --line all"}
+    assert rows | set(skipped) == {"syzygy", "resultant --line example41", "resultant --line all"}
     assert "resultant --line all" not in rows
     budget = report.attribution["budget"]
     assert budget["factor"] == 0.001 and budget["ideal_work"] < MIN_IDEAL_WORK

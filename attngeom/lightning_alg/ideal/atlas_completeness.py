@@ -11,9 +11,10 @@ through y is V: **V is an irreducible component of Z(F)**.
 
 Computed over F_p (p = 2^31 - 1): y = mu(W) at random weights W (ADM Prop 6), checked
 smooth by the rank of the Jacobian of mu there (= dim V, :mod:`.variety`); every family's
-members (those the attribution collected, or
-:func:`~attngeom.lightning_alg.ideal.attribution.collect_families` with the same budget and
-sampling when it did not run) are differentiated term by term,
+members (all that the attribution collected, or
+:func:`~attngeom.lightning_alg.ideal.attribution.collect_families` with the same budget when
+it did not run; never a sample: the gradients cost one pass over the terms already
+expanded) are differentiated term by term,
 d/dy_i (coeff * y_m1 ... y_mk) = coeff * sum_{j: m_j = i} prod_{l != j} y_ml.
 An observed rank c is exact: some c x c minor of J_F o mu is a polynomial in W over Q
 that is nonzero mod p at W, hence nonzero.  An observed rank below c may be bad luck:
@@ -98,7 +99,7 @@ def local_completeness(ideal, claims, max_degree: int, dimension: int,
                   "col": coords.col}
         sources = collect_families(claims, values, coords, max_degree, sampler, prime,
                                    budget=AttributionBudget(ideal.work, budget_factor))
-    bases, ranks, skipped, sampled, outside = {}, {}, [], [], []
+    bases, ranks, skipped, outside = {}, {}, [], []
     for source in sources:
         if source.skipped and source.skipped.startswith("not-applicable"):
             outside.append(source.id)
@@ -109,8 +110,6 @@ def local_completeness(ideal, claims, max_degree: int, dimension: int,
         rows = [member_gradients(m, point, prime) for m in source.members.values()]
         basis = echelon_rows(np.vstack(rows), prime)
         bases[source.id], ranks[source.id] = basis, len(basis)
-        if any(source.totals[k] > source.members[k].count for k in source.members):
-            sampled.append(source.id)
     useful = [name for name in bases if ranks[name]]
     total = _rank(bases, useful, prime)
     sets, searched = _smallest_sufficient_sets(bases, useful, codimension, prime) \
@@ -119,7 +118,7 @@ def local_completeness(ideal, claims, max_degree: int, dimension: int,
     return {
         "codimension": codimension, "rank": total, "complete": total == codimension,
         "family_ranks": ranks, "sufficient_sets": sets, "subsets_searched": searched,
-        "max_member_degree": max_degree, "sampled": sampled, "skipped": skipped, "not_applicable": outside,
+        "max_member_degree": max_degree, "skipped": skipped, "not_applicable": outside,
         "points_tried": tries, "prime": prime,
         "failure_probability": 0.0 if total == codimension else schwartz_zippel_bound(
             codimension * max(max_degree - 1, 1) * weight, prime, 1),

@@ -34,10 +34,14 @@ with ``s`` columns, which keeps their rank with probability >= 1 - rank/p (Schwa
 on an r x r minor); a rank equal to ``s`` below the number of members is reported as a
 lower bound (``saturated``).
 
-A family with more than :data:`MAX_MEMBERS` members in one degree is represented by a
-seeded uniform sample of that many (``sampled``: its span is then a lower bound), unless
-the budget is unlimited (``--attribution-budget none``): then every member is reduced (at
-(5,1,1) the 6,825 cone-flattening quartics span 4,550 where a sample of 3,000 spanned 2,873).
+A family with more than :data:`MAX_MEMBERS` members in one degree is reduced whole when
+the budget covers all of them, and otherwise represented by a seeded uniform sample of that
+many (``sampled``: its span is then a lower bound); with no limit on the budget
+(``--attribution-budget none``) every member is reduced.  (Until 2026-11-27 a limited
+budget always sampled: at (5,1,1) 3,000 of the 6,825 cone-flattening quartics spanned
+2,873 where all of them span 4,550, although the whole attribution with all of them needs
+4,740,681 of the 5,000,000 units the default budget gives it.)  The sample is drawn when the
+members are collected, so it is the same sample whichever way the budget decides.
 
 Budget (:class:`AttributionBudget`).  The attribution may spend :data:`DEFAULT_BUDGET` times
 the ideal's own work (:attr:`~attngeom.lightning_alg.ideal.degree_table.AttentionIdeal.work`: the
@@ -143,8 +147,11 @@ class FamilySource:
 
     id: str
     source: str
-    members: dict = field(default_factory=dict)   # degree -> SparseMembers
-    totals: dict = field(default_factory=dict)    # degree -> members before sampling
+    members: dict = field(default_factory=dict)   # degree -> SparseMembers (all of them)
+    totals: dict = field(default_factory=dict)    # degree -> members
+    #: degree -> the sorted ids of a seeded sample of MAX_MEMBERS members, drawn for a family
+    #: larger than that under a limited budget (reduced when all of them do not fit)
+    samples: dict = field(default_factory=dict)
     skipped: str | None = None
     seconds: float = 0.0
 
@@ -241,9 +248,9 @@ class AttributionBudget:
         self.used = 0
 
     @property
-    def member_cap(self) -> int | None:
-        """Members per family and degree that are reduced (:data:`MAX_MEMBERS`, a seeded
-        sample of a larger family), or None with no limit on the work: all of them."""
+    def sample_size(self) -> int | None:
+        """Members of a seeded sample that stands for a larger family when all of its members
+        do not fit (:data:`MAX_MEMBERS`), or None with no limit on the work (no sample)."""
         return None if self.limit is None else MAX_MEMBERS
 
     def charge(self, units: int, what: str) -> str | None:
@@ -271,7 +278,7 @@ def collect_families(claims, values: dict, coords: CoordinateSystem, max_degree:
     ``member_family`` expanded over F_p, else the SymPy ``members``."""
     family_params = family_params or {}
     budget = budget or AttributionBudget(0, None)
-    cap = budget.member_cap
+    sample_size = budget.sample_size
     rows = []   # (claim, row id, parameter overrides, given on the command line?)
     for claim in claims:
         if claim.id in family_params:
@@ -309,9 +316,8 @@ def collect_families(claims, values: dict, coords: CoordinateSystem, max_degree:
             entry.skipped = budget.charge(terms, f"expanding its members ({terms:,} terms)")
             for k, members in sorted(by_degree.items()) if entry.skipped is None else ():
                 entry.totals[k] = members.count
-                if cap is not None and members.count > cap:
-                    keep = np.sort(sampler.floats(members.count).argsort()[:cap])
-                    members = members.select(keep)
+                if sample_size is not None and members.count > sample_size:
+                    entry.samples[k] = np.sort(sampler.floats(members.count).argsort()[:sample_size])
                 if members.count:
                     entry.members[k] = members
             if explicit and not entry.members and entry.skipped is None:
@@ -384,9 +390,10 @@ def _check_terms(terms: int) -> None:
 class BlockTerms:
     """One family's members of one degree, reduced modulo J_1 and split by block, each term
     in the columns of its block's computed representative: ``block`` (the block itself),
-    ``component``, ``column``, ``value``, sorted by block and component.  ``count``
-    components (the members, or with ``split_by_block`` each (member, block) part);
-    ``homogeneous``: no component spreads over several blocks."""
+    ``component``, ``column``, ``value``, sorted by block and component, and ``member`` (the
+    member each term came from).  ``count`` components (the members, or with
+    ``split_by_block`` each (member, block) part); ``homogeneous``: no component spreads over
+    several blocks."""
 
     block: np.ndarray
     component: np.ndarray
@@ -394,6 +401,24 @@ class BlockTerms:
     value: np.ndarray
     count: int
     homogeneous: bool
+    member: np.ndarray
+    split_by_block: bool = False
+
+    def select(self, keep: np.ndarray) -> "BlockTerms":
+        """The terms of members ``keep`` (sorted ids), members renumbered 0, 1, ... as
+        :meth:`SparseMembers.select` numbers them: the reduction of that selection, without
+        reducing again (the order of the terms is kept: the renumberings are monotone)."""
+        mask = np.isin(self.member, keep)
+        block, column, value = self.block[mask], self.column[mask], self.value[mask]
+        member = np.searchsorted(keep, self.member[mask])
+        if self.split_by_block:
+            ids, component = np.unique(self.component[mask], return_inverse=True)
+            count = len(ids)
+        else:
+            component, count = member, len(keep)
+        return BlockTerms(block, component.ravel(), column, value, count,
+                          _homogeneous(block, component.ravel(), self.split_by_block), member,
+                          self.split_by_block)
 
     def coordinate_entries(self) -> int:
         """Entries of its blockwise coordinate matrices: components x distinct monomials
@@ -445,15 +470,25 @@ def reduce_members(members: SparseMembers, substitution: LinearSubstitution,
     value = value[value != 0]
     pair, column = np.divmod(key, width)
     block, owner = np.divmod(pair, count)
-    new_pair = np.r_[True, pair[1:] != pair[:-1]] if len(pair) else pair[:0].astype(bool)
     if members.split_by_block:
-        component = np.cumsum(new_pair) - 1
-        count, homogeneous = int(new_pair.sum()), True
+        new_pair = np.r_[True, pair[1:] != pair[:-1]] if len(pair) else pair[:0].astype(bool)
+        component, count = np.cumsum(new_pair) - 1, int(new_pair.sum())
     else:
         component, count = owner, members.count
-        parts = owner[new_pair]
-        homogeneous = len(np.unique(parts)) == len(parts)
-    return BlockTerms(block, component, column, value, count, homogeneous)
+    return BlockTerms(block, component, column, value, count,
+                      _homogeneous(block, component, members.split_by_block), owner,
+                      members.split_by_block)
+
+
+def _homogeneous(block: np.ndarray, component: np.ndarray, split_by_block: bool) -> bool:
+    """No component spreads over several blocks (terms sorted by block and component): true
+    of (member, block) parts, and of members when each appears in one run of one block."""
+    if split_by_block:
+        return True
+    new_pair = np.r_[True, (block[1:] != block[:-1]) | (component[1:] != component[:-1])] \
+        if len(block) else block[:0].astype(bool)
+    parts = component[new_pair]
+    return len(np.unique(parts)) == len(parts)
 
 
 # -- ranks --------------------------------------------------------------------------------------
@@ -594,34 +629,59 @@ class FamilyAttribution:
 
     def _families(self, k: int, record: DegreeRecord,
                   substitution: LinearSubstitution) -> list[_Family]:
-        """Every source's degree-k members reduced into the blocks, within the budget."""
+        """Every source's degree-k members reduced into the blocks, within the budget: all
+        of them, or the seeded sample of a large family (``source.samples``) when all do
+        not fit (:meth:`_reduced`)."""
         families, offset = [], 0
         for source in self.sources:
             members = source.members.get(k)
             if members is None:
                 continue
             start = time.perf_counter()
-            expanded = substitution.terms(members.monomials)
-            reason = (f"the members expand into {expanded:,} terms in the pivots (limit "
-                      f"{MAX_EXPANSION_TERMS:,})" if expanded > MAX_EXPANSION_TERMS
-                      else self.budget.charge(expanded, f"reducing its members modulo J_1 "
-                                              f"({expanded:,} terms)"))
-            if reason is None:
-                terms = reduce_members(members, substitution, record, self.prime)
-                entries = terms.coordinate_entries()
-                reason = self.budget.charge(entries // COORDINATE_ENTRIES_PER_UNIT,
-                                            f"its blockwise coordinates ({entries:,} entries)")
+            terms, used, reason = self._reduced(members, source.samples.get(k), substitution, record)
             if reason is not None:
                 self.skipped.append({"id": source.id, "source": source.source,
                                      "reason": f"degree {k}: {reason}"})
                 continue
             make = lambda: SpanAccumulator(terms.count, terms.homogeneous, self.prime,
                                            self.sampler)
-            families.append(_Family(source, terms, len(members), offset, make(), make(),
+            families.append(_Family(source, terms, used, offset, make(), make(),
                                     terms.ranges(),
                                     seconds=time.perf_counter() - start))
             offset += terms.count
         return families
+
+    def _reduced(self, members: SparseMembers, sample: np.ndarray | None,
+                 substitution: LinearSubstitution, record: DegreeRecord):
+        """(terms, members used, None), or (None, 0, why not): the members reduced modulo
+        J_1 into the blocks (:func:`reduce_members`), each step charged to the budget before
+        it runs (the terms in the pivots, then the blockwise coordinate entries).  With a
+        ``sample`` (sorted member ids): all members when both charges fit, else the sample
+        -- taken from the reduction already paid for when only the coordinates did not fit
+        (:meth:`BlockTerms.select`), reduced on its own when the reduction did not."""
+        expanded = substitution.terms(members.monomials)
+        if expanded > MAX_EXPANSION_TERMS:
+            reason = f"the members expand into {expanded:,} terms in the pivots (limit {MAX_EXPANSION_TERMS:,})"
+        else:
+            reason = self.budget.charge(expanded, f"reducing its members modulo J_1 ({expanded:,} terms)")
+        if reason is None:
+            terms = reduce_members(members, substitution, record, self.prime)
+            reason = self._charge_coordinates(terms)
+            if reason is None:
+                return terms, members.count, None
+            if sample is not None:
+                terms = terms.select(sample)
+                reason = self._charge_coordinates(terms)
+                return (terms, len(sample), None) if reason is None else (None, 0, reason)
+        if sample is None:
+            return None, 0, reason
+        return self._reduced(members.select(sample), None, substitution, record)
+
+    def _charge_coordinates(self, terms: BlockTerms) -> str | None:
+        """Charge the blockwise coordinate matrices of ``terms`` (None), or say why not."""
+        entries = terms.coordinate_entries()
+        return self.budget.charge(entries // COORDINATE_ENTRIES_PER_UNIT,
+                                  f"its blockwise coordinates ({entries:,} entries)")
 
     def degree(self, k: int, record: DegreeRecord, substitution: list, dimension: int,
                minimal: int) -> dict:
