@@ -42,7 +42,7 @@ def _part(verdict, name):
 
 
 def test_example_41_quartic_exactly_as_printed(run_cli):
-    code, out, _ = run_cli("show", "resultant", "--d", 3, "--t", 2, "--format", "m2")
+    code, out, _ = run_cli("show", "resultant", "--d", 3, "--t", 2, "--format", "m2", "--line", "example41")
     coords = CoordinateSystem(3, 2)
     first = parse_polynomial(out.splitlines()[0], coords)
     assert code == 0 and sympy.expand(first - parse_polynomial(EXAMPLE_41, coords)) == 0
@@ -64,10 +64,10 @@ def test_show_text_has_quadrics_factors_and_forms(run_cli):
 
 def test_show_latex_and_json(run_cli):
     import json
-    code, out, _ = run_cli("show", "resultant", "--d", 3, "--t", 2, "--format", "latex")
+    code, out, _ = run_cli("show", "resultant", "--d", 3, "--t", 2, "--format", "latex", "--line", "example41")
     assert code == 0 and "l(z) = v_{1} z_{1} + v_{2} z_{2} + v_{3} z_{3} \\\\" in out
     assert "[u_1^2 w_2 w_3] Res(Q_u^{L}, Q_w^{L}) = " in out
-    code, out, _ = run_cli("show", "resultant", "--d", 3, "--t", 2, "--format", "json")
+    code, out, _ = run_cli("show", "resultant", "--d", 3, "--t", 2, "--format", "json", "--line", "example41")
     data = json.loads(out)
     assert data["restricted"][0] == {"s": 1, "A": A1, "B": f"2*{B1}", "C": C1}
     assert data["common_factor"]["m"][0] == "a_11 z_1 + a_21 z_2 + a_31 z_3"
@@ -76,8 +76,11 @@ def test_show_latex_and_json(run_cli):
 
 @pytest.mark.parametrize("a", [1, 2, 3])
 def test_proved_for_d3_t2(a):
-    v = RESULTANT.verify({"d": 3, "t": 2, "a": a})
+    """On the default line (dense forms) ``auto`` proves at a = 1, 3 and evaluates over F_p
+    at a = 2, where the symbolic cost is above AUTO_SYMBOLIC_COST; symbolic proves all three."""
+    v = RESULTANT.verify({"d": 3, "t": 2, "a": a}, "symbolic")
     assert v.status is Status.PROVED and v.method == "symbolic"
+    assert RESULTANT.verify({"d": 3, "t": 2, "a": a}).method == ("exact" if a == 2 else "symbolic")
     assert _part(v, "example41")["status"] == "proved"
     assert _part(v, "prop39-identity")["status"] == "proved"
 
@@ -223,8 +226,23 @@ def test_mutation_b_restriction_is_refuted_by_every_certified_example(monkeypatc
     assert _part(v, "vanishing")["status"] == "proved"
     assert v.counterexample["form"] == "B_1" and v.counterexample["xi"] == [1, 2, -1]
     assert (v.counterexample["coefficient"], v.counterexample["restriction"]) == ("2", "4")
-    # the paper's line e1:e2 (the default) cannot see it: there both formulas agree
-    assert RESULTANT.verify({"d": 3, "t": 2, "a": 3}).status is Status.PROVED
+    # the default line (no entry zero) sees it; the paper's line e1:e2 cannot: there both
+    # formulas agree (it was the default until 2026-11-27)
+    for d in (2, 3, 4):
+        assert RESULTANT.verify({"d": d, "t": 2, "a": d}, "exact").status is Status.REFUTED, d
+    assert RESULTANT.verify({"d": 3, "t": 2, "a": 3, "line": "example41"}).status is Status.PROVED
+
+
+def test_the_default_line_has_no_zero_entry_and_the_certified_lines_are_it():
+    """res.generic_line: xi, zeta independent with every entry nonzero for every d; the
+    certified examples' lines are the default at d = 3 and 6, written out."""
+    for d in range(2, 14):
+        xi, zeta = res.parse_line(None, d)
+        assert len(xi) == len(zeta) == d and 0 not in xi + zeta and res.independent(xi, zeta)
+    text = lambda line: ":".join(",".join(map(str, v)) for v in line)
+    assert text(res.generic_line(3)) == claim_module.GENERIC_LINE_3
+    assert text(res.generic_line(6)) == claim_module.GENERIC_LINE_6
+    assert res.parse_line(None, 3) != res.example_41_line(3) == ((1, 0, 0), (0, 1, 0))
 
 
 def test_restriction_part_names_the_line_and_form():

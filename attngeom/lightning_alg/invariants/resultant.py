@@ -51,10 +51,30 @@ DEF37, DEF38, PROP39, THM40 = "ADM Def 37", "ADM Def 38", "ADM Prop 39", "ADM Th
 
 # -- the line -------------------------------------------------------------------------
 
+#: The default line xi : zeta: the first d entries of these two sequences, repeated with
+#: period 6 (xi, zeta independent for every d >= 2: their first two entries are, det = -5).
+#: Every entry is nonzero: on a coordinate line e_i : e_j, B_s = omega(i, j) y_ijs is one
+#: term, so a wrong B_s (a missing xi_q zeta_p, a dropped p = q term) restricts to the same
+#: forms and nothing could refute it.  Until 2026-11-27 the default was ADM Example 41's
+#: e_1 : e_2 (:func:`example_41_line`), which the claim still checks on its own.
+GENERIC_XI = (1, 2, -1, 3, 1, -2)
+GENERIC_ZETA = (2, -1, 3, 1, -2, 1)
+
+
+def generic_line(d: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The default line (:data:`GENERIC_XI`, :data:`GENERIC_ZETA`) in R^d."""
+    return tuple(GENERIC_XI[k % 6] for k in range(d)), tuple(GENERIC_ZETA[k % 6] for k in range(d))
+
+
+def example_41_line(d: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """e_1 : e_2, the line of ADM Example 41."""
+    return tuple(int(k == 0) for k in range(d)), tuple(int(k == 1) for k in range(d))
+
+
 def parse_line(text: str | None, d: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """``"1,0,0:0,1,0"`` -> (xi, zeta); the default (None) is e_1 : e_2 (ADM Example 41)."""
+    """``"1,0,0:0,1,0"`` -> (xi, zeta); the default (None) is :func:`generic_line`."""
     if text is None:
-        return tuple(int(k == 0) for k in range(d)), tuple(int(k == 1) for k in range(d))
+        return generic_line(d)
     parts = text.split(":")
     if len(parts) != 2:
         raise BadInput(f"--line needs two integer vectors separated by ':'; got {text!r}")

@@ -31,8 +31,9 @@ Members: one line keeps ADM Example 42's list (pairwise resultants and every dis
 coefficient in u, w); several lines take, on each line, Res(Q_u^L, Q_w^L) at the dim R_2
 interpolation pairs (u, w) -- the same span per line, with dim R_2 members.
 
-``--line`` syntax (:func:`parse_lines`): ``xi:zeta`` (one line, ADM Example 41's e1:e2 by
-default), ``xi:zeta;xi:zeta;...`` (several), ``coordinate`` (every e_i:e_j), ``random:K`` or
+``--line`` syntax (:func:`parse_lines`): ``xi:zeta`` (one line; by default
+:func:`~attngeom.lightning_alg.invariants.resultant.generic_line`, no entry zero),
+``example41`` (ADM Example 41's e1:e2), ``xi:zeta;xi:zeta;...`` (several), ``coordinate`` (every e_i:e_j), ``random:K`` or
 ``random:K:SEED`` (K seeded random lines, integer entries in [-99, 99]), ``all`` (every line).
 """
 
@@ -53,7 +54,7 @@ from attngeom.lightning_alg.invariants.grassmannian import (
     Pair, coordinate_ring_dimension, independent, interpolation_lines)
 from attngeom.lightning_alg.invariants.structured import StructuredFamily
 
-ALL, COORDINATE, RANDOM = "all", "coordinate", "random"
+ALL, COORDINATE, RANDOM, EXAMPLE41 = "all", "coordinate", "random", "example41"
 #: Entries of random line vectors lie in [-RANDOM_ENTRY, RANDOM_ENTRY].
 RANDOM_ENTRY = 99
 #: Sampler stream of the random lines (independent of the checks' streams).
@@ -108,6 +109,8 @@ def parse_lines(text: str | None, d: int) -> LineSet:
             raise BadInput(f"--line all needs {all_lines_members(d):,} members for d = {d} "
                            f"(limit {MAX_MEMBERS:,}); use --line random:K")
         return LineSet(ALL, interpolation_lines(d, 4) if d >= 2 else ())
+    if word == EXAMPLE41:
+        return LineSet("one", (res.example_41_line(d),))
     if word == COORDINATE:
         unit = lambda i: tuple(int(k == i) for k in range(d))
         return LineSet(COORDINATE, tuple((unit(i), unit(j)) for i, j in combinations(range(d), 2)))
