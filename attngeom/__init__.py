@@ -12,6 +12,7 @@ The public Python API (:mod:`attngeom.api`, documented in ``docs/api.md``)::
     attngeom.verify("linear", d=3, t=2, a=3)     # a Verdict
     attngeom.show("linear", d=3, t=2, limit=2)   # the polynomials, as SymPy objects
     attngeom.ideal(2, 2, max_degree=2)           # the vanishing ideal, degree by degree
+    attngeom.check_certificates("certificates")  # re-run certificates, compare by evidence kind
 
 Importing ``attngeom`` loads no claim module, SymPy, torch or jax: each function loads
 what it needs on its first call.
@@ -22,11 +23,11 @@ from typing import TYPE_CHECKING
 from attngeom.kernels import __version__
 
 if TYPE_CHECKING:
-    from attngeom.api import (BadInput, NotApplicable, atlas, claims, curvature, dimension,
-                              errata, ideal, show, verify)
+    from attngeom.api import (BadInput, NotApplicable, atlas, certify, check_certificates, claims,
+                              curvature, dimension, errata, ideal, show, verify)
 
 __all__ = ["__version__", "verify", "show", "claims", "ideal", "atlas", "dimension",
-           "curvature", "errata", "BadInput", "NotApplicable"]
+           "curvature", "errata", "certify", "check_certificates", "BadInput", "NotApplicable"]
 
 
 def __getattr__(name: str):

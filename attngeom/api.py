@@ -23,10 +23,11 @@ if TYPE_CHECKING:
     from attngeom.kernels.verdict import Verdict
     from attngeom.lightning_alg.ideal.atlas_report import AtlasReport
     from attngeom.lightning_alg.ideal.report import IdealReport
-    from attngeom.results import ClaimList, CurvatureReport, ShownObjects
+    from attngeom.results import (CertificateCheck, CertificateRun, ClaimList, CurvatureReport,
+                                  ShownObjects)
 
 __all__ = ["verify", "show", "claims", "ideal", "atlas", "dimension", "curvature", "errata",
-           "BadInput", "NotApplicable"]
+           "certify", "check_certificates", "BadInput", "NotApplicable"]
 
 #: ``show``'s formats: the objects themselves, or one of ``attngeom show --format``'s.
 SHOW_FORMATS = ("objects", "text", "latex", "m2", "json")
@@ -589,3 +590,149 @@ def errata(source: str | None = None, certificates: str | None = None, *,
         return collect_errata(selected, REGISTRY, certificates)
     with make_executor(workers, scheduler) as executor:
         return collect_errata(selected, REGISTRY, None, executor, errata_task, progress)
+
+
+def certify(claim: str | None = None, *, out: str, suite: str | None = None,
+            claim_ids: str | Sequence[str] | None = None, source: str | None = None,
+            force: bool = False, method: str = "auto", backend: str = "numpy",
+            device: str = "cpu", seed: int = 0, samples: int | None = None,
+            workers: int | None = None, scheduler: str | None = None,
+            progress: Progress | None = None, **params: Any) -> CertificateRun:
+    """Write re-checkable JSON certificates: ``attngeom certify``.
+
+    A certificate records a claim's verdict with everything needed to re-run it (claim,
+    parameters, method, seed, samples, backend, device, toolkit version, the digest of the
+    claim's objects); :func:`check_certificates` re-runs it and compares each value by its
+    evidence kind (docs/certificates.md).  A certificate already in ``out`` that would be
+    written again as it is is kept (``skipped``) unless ``force``.
+
+    Parameters
+    ----------
+    claim : str, optional
+        One claim id, certified at ``**params`` (as :func:`verify` takes them) with
+        ``method``; or None with ``suite``.
+    out : str
+        The directory of the certificates (created if missing).
+    suite : {"paper"}, optional
+        Every registered claim at its paper's examples (each example's own method and
+        samples), instead of ``claim``.
+    claim_ids : str or sequence of str, optional
+        With ``suite``: only these claims (``"linear,syzygy"`` or a list).
+    source : {"ADM", "HMK", "GEC", "GT", "RGT"}, optional
+        With ``suite``: only this paper's claims.
+    force : bool
+        Rewrite certificates that are up to date.
+    method, backend, device, seed, samples
+        As :func:`verify` (``samples`` with ``suite``: for every example).
+    workers, scheduler
+        Where the checks run: N local processes, or a Dask scheduler address.
+    progress : callable, optional
+        A progress display (see :data:`Progress`).
+
+    Returns
+    -------
+    CertificateRun
+        One dict per certificate in job order: ``file``, ``claim``, ``status``,
+        ``seconds``, ``skipped``.  Prints as ``attngeom certify``, shows as a table in
+        Jupyter.
+
+    Raises
+    ------
+    BadInput
+        Neither or both of ``claim`` and ``suite``; ``claim_ids`` or ``source`` without
+        ``suite``, or selecting nothing; an unknown claim, parameter or value; a file that
+        cannot be written.
+
+    Examples
+    --------
+    >>> import attngeom
+    >>> run = attngeom.certify("linear", d=3, t=2, a=3, out="certs")  # doctest: +SKIP
+    >>> run[0]["status"]  # doctest: +SKIP
+    'proved'
+    """
+    from pathlib import Path
+
+    from attngeom.kernels.certificate_jobs import CertificateJob, suite_jobs, write_certificates
+    from attngeom.kernels.executor import make_executor
+    from attngeom.registry import certify_task, check_source, claims_of
+    from attngeom.results import CertificateRun
+
+    if (claim is None) == (suite is None):
+        raise BadInput("give either a CLAIM or --suite paper")
+    if suite is not None:
+        if suite != "paper":
+            raise BadInput(f"unknown suite {str(suite)[:40]!r}; the suite is 'paper'")
+        if claim_ids is not None and not isinstance(claim_ids, str):
+            claim_ids = ",".join(claim_ids)
+        selected = claims_of(check_source(source), claim_ids)
+        if not selected:
+            raise BadInput("--claims and --source together select no claim")
+        jobs = suite_jobs(selected, _integer("seed", seed),
+                          None if samples is None else _integer("samples", samples), backend, device)
+    elif claim_ids is not None or source is not None:
+        raise BadInput("--claims and --source choose the claims of --suite")
+    else:
+        jobs = [CertificateJob(_registry().get(claim).id, _claim_params(params), method,
+                               _integer("seed", seed),
+                               None if samples is None else _integer("samples", samples),
+                               backend, device)]
+    with make_executor(workers, scheduler) as executor:
+        return CertificateRun(write_certificates(jobs, Path(out), executor, certify_task,
+                                                 force, progress))
+
+
+def check_certificates(directory: str, *, workers: int | None = None,
+                       scheduler: str | None = None,
+                       progress: Progress | None = None) -> CertificateCheck:
+    """Validate and re-run every certificate in a directory: ``attngeom check-certificates``.
+
+    Each ``*.json`` file is validated against the certificate schema (a file that is not a
+    valid certificate is never run: text from outside is parsed, never evaluated), re-run
+    with its recorded claim, parameters, method, seed, samples, backend and device, and
+    every value compared by its evidence kind: exact values exactly, floats within their
+    declared tolerance, measured errors against their bound (docs/certificates.md).
+
+    Parameters
+    ----------
+    directory : str
+        A directory of certificates (``attngeom certify --out``).
+    workers, scheduler
+        The certificates re-run in N local processes, or on the Dask cluster whose
+        scheduler is at this address; by default one after another in this process.
+    progress : callable, optional
+        A progress display (see :data:`Progress`).
+
+    Returns
+    -------
+    CertificateCheck
+        One ``CheckResult`` per file (``path``, ``claim``, ``status``, ``problems``,
+        ``ok``, ``invalid``); ``ok`` (all check out), ``failed``, ``invalid``,
+        ``to_json()``, ``junit()``.  Prints as ``attngeom check-certificates``, shows as a
+        table in Jupyter.  The command's exit code is 0 when ``ok``, 2 when some file is
+        ``invalid``, else 1.
+
+    Raises
+    ------
+    BadInput
+        ``directory`` is not a directory, or holds no ``*.json`` file.
+
+    Examples
+    --------
+    >>> import attngeom
+    >>> check = attngeom.check_certificates("certificates")  # doctest: +SKIP
+    >>> check.ok  # doctest: +SKIP
+    True
+    """
+    from pathlib import Path
+
+    from attngeom.kernels.certificate_jobs import recheck_certificates
+    from attngeom.kernels.certificates import certificate_files
+    from attngeom.kernels.executor import make_executor
+    from attngeom.registry import recheck_task
+    from attngeom.results import CertificateCheck
+
+    files = certificate_files(Path(directory))
+    if not files:
+        raise BadInput(f"no *.json certificates in {directory}")
+    with make_executor(workers, scheduler) as executor:
+        return CertificateCheck(recheck_certificates(files, executor, recheck_task, progress))

@@ -15,7 +15,8 @@ import re
 from collections.abc import Callable
 
 #: The public functions, in the page's order.
-FUNCTIONS = ("verify", "show", "claims", "ideal", "atlas", "dimension", "curvature", "errata")
+FUNCTIONS = ("verify", "show", "claims", "ideal", "atlas", "dimension", "curvature", "errata",
+             "certify", "check_certificates")
 SECTIONS = ("Parameters", "Returns", "Raises", "Examples", "Attributes")
 
 
@@ -26,7 +27,8 @@ def _types() -> list[tuple[str, type, tuple[str, ...]]]:
     from attngeom.kernels.verdict import Verdict
     from attngeom.lightning_alg.ideal.atlas_report import AtlasReport
     from attngeom.lightning_alg.ideal.report import IdealReport
-    from attngeom.results import ClaimList, CurvatureReport, ShownObjects
+    from attngeom.results import (CertificateCheck, CertificateRun, ClaimList, CurvatureReport,
+                                  ShownObjects)
     return [("attngeom.BadInput", BadInput, ()),
             ("attngeom.NotApplicable", NotApplicable, ()),
             ("Verdict", Verdict, ("to_json",)),
@@ -35,7 +37,9 @@ def _types() -> list[tuple[str, type, tuple[str, ...]]]:
             ("IdealReport", IdealReport, ("to_json", "to_m2", "by_degree")),
             ("AtlasReport", AtlasReport, ("to_json", "rows", "plot")),
             ("CurvatureReport", CurvatureReport, ("holds",)),
-            ("ErrataReport", ErrataReport, ("render",))]
+            ("ErrataReport", ErrataReport, ("render",)),
+            ("CertificateRun", CertificateRun, ("lines",)),
+            ("CertificateCheck", CertificateCheck, ("ok", "failed", "invalid", "to_json", "junit"))]
 
 
 def signature(name: str, func: Callable) -> str:

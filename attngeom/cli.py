@@ -21,7 +21,6 @@ from attngeom.kernels.errata_report import FORMATS as ERRATA_FORMATS
 from attngeom.kernels.errors import BadInput, NotApplicable
 from attngeom.kernels.threads import configure as configure_threads
 from attngeom.registry import SOURCES
-from attngeom.registry import claims_of as _claims_of
 
 if TYPE_CHECKING:
     from attngeom.kernels.claim import CheckContext
@@ -92,20 +91,6 @@ def _terminal_progress(iterable, label="", length=None):
 def _progress(as_json):
     """The terminal progress bar, or None when stderr is no terminal or output is JSON."""
     return _terminal_progress if sys.stderr.isatty() and not as_json else None
-
-
-def _certify_task(task):
-    """One certificate, where an executor runs it: ((job, present text)) -> outcome."""
-    from attngeom.kernels.certificate_jobs import certify_job
-    job, present = task
-    return certify_job(_registry(), job, present)
-
-
-def _recheck_task(task):
-    """One certificate re-checked, where an executor runs it: ((path, content)) -> result."""
-    from attngeom.kernels.certificates import check_certificate
-    path, content = task
-    return check_certificate(Path(path), _registry(), content)
 
 
 def _context(seed, samples, backend, device, as_json) -> CheckContext:
@@ -225,29 +210,11 @@ def certify(claim_id, suite, claim_ids, source, force, out_dir, workers, schedul
     A certificate already in DIR that would be written again as it is (same claim,
     parameters, method, seed, samples, backend, device, toolkit version and digest of the
     claim's objects) is kept and reported "skipped (up to date)"; --force rewrites it."""
-    from attngeom.kernels.certificate_jobs import CertificateJob, suite_jobs, write_certificates
-    from attngeom.kernels.executor import make_executor
-    if (claim_id is None) == (suite is None):
-        raise BadInput("give either a CLAIM or --suite paper")
-    if suite:
-        claims = _claims_of(source, claim_ids)
-        if not claims:
-            raise BadInput("--claims and --source together select no claim")
-        jobs = suite_jobs(claims, seed, samples, backend, device)
-    elif claim_ids or source:
-        raise BadInput("--claims and --source choose the claims of --suite")
-    else:
-        jobs = [CertificateJob(_registry().get(claim_id).id, params, method, seed, samples,
-                               backend, device)]
-    with make_executor(workers, scheduler) as executor:
-        rows = write_certificates(jobs, Path(out_dir), executor, _certify_task, force,
-                                  _progress(as_json))
-    if as_json:
-        click.echo(json.dumps(rows, indent=1))
-    else:
-        for row in rows:
-            timing = "skipped (up to date)" if row["skipped"] else f"{row['seconds']:7.2f} s"
-            click.echo(f"{row['status']:<15} {timing}  {row['file']}")
+    run = api.certify(claim_id, out=out_dir, suite=suite, claim_ids=claim_ids, source=source,
+                      force=force, method=method, backend=backend, device=device, seed=seed,
+                      samples=samples, workers=workers, scheduler=scheduler,
+                      progress=_progress(as_json), **params)
+    click.echo(json.dumps(list(run), indent=1) if as_json else str(run))
     return 0
 
 
@@ -262,36 +229,19 @@ def check_certificates(directory, as_json, junit_path, workers, scheduler):
     evidence kind.  Exit 0 when all check out, 1 naming each one that differs, 2 when one
     is not a valid certificate (or DIRECTORY is none)."""
     from attngeom.kernels.atomic_files import write_text_atomically
-    from attngeom.kernels.certificate_jobs import recheck_certificates
-    from attngeom.kernels.certificates import certificate_files
-    from attngeom.kernels.executor import make_executor
-    from attngeom.kernels.junit import junit_xml
-    files = certificate_files(Path(directory))
-    if not files:
-        raise BadInput(f"no *.json certificates in {directory}")
-    with make_executor(workers, scheduler) as executor:
-        results = recheck_certificates(files, executor, _recheck_task, _progress(as_json))
-    failed = [r for r in results if not r.ok]
+    check = api.check_certificates(directory, workers=workers, scheduler=scheduler,
+                                   progress=_progress(as_json))
     if junit_path:
         try:
-            write_text_atomically(Path(junit_path), junit_xml(results))
+            write_text_atomically(Path(junit_path), check.junit())
         except OSError as error:
             raise BadInput(f"cannot write {junit_path}: {error.strerror or error}") from None
-    if as_json:
-        click.echo(json.dumps([{"file": str(r.path), "claim": r.claim, "status": r.status,
-                                "ok": r.ok, "invalid": r.invalid, "problems": r.problems}
-                               for r in results], indent=1))
-    else:
-        for r in results:
-            click.echo(f"{'ok' if r.ok else 'FAIL':<5} {r.status:<15} {r.claim:<24} {r.path.name}")
-            for problem in r.problems[:8]:
-                click.echo(f"        {problem}")
-        click.echo(f"{len(results) - len(failed)} of {len(results)} certificates check out")
-    invalid = [r.path.name for r in results if r.invalid]
+    click.echo(json.dumps(check.to_json(), indent=1) if as_json else str(check))
+    invalid = [r.path.name for r in check.invalid]
     if invalid:
         raise BadInput(f"{len(invalid)} file(s) are not valid certificates and were not run: "
                        f"{', '.join(invalid[:5])}{' ...' if len(invalid) > 5 else ''}")
-    return 1 if failed else 0
+    return 0 if check.ok else 1
 
 
 @cli.command("errata")

@@ -72,3 +72,21 @@ def claims_of(source: str | None = None, claim_ids: str | None = None) -> list[C
 def errata_task(job) -> dict:
     """One paper example verified, where an executor runs it: job -> verdict JSON."""
     return REGISTRY.get(job.claim).verify(dict(job.params), job.method, job.context()).to_json()
+
+
+def certify_task(task):
+    """One certificate, where an executor runs it: (job, present text) -> outcome
+    (:func:`attngeom.kernels.certificate_jobs.certify_job` against :data:`REGISTRY`)."""
+    from attngeom.kernels.certificate_jobs import certify_job
+    job, present = task
+    return certify_job(REGISTRY, job, present)
+
+
+def recheck_task(task):
+    """One certificate re-checked, where an executor runs it: (path, content) -> CheckResult
+    (:func:`attngeom.kernels.certificates.check_certificate` against :data:`REGISTRY`)."""
+    from pathlib import Path
+
+    from attngeom.kernels.certificates import check_certificate
+    path, content = task
+    return check_certificate(Path(path), REGISTRY, content)

@@ -88,3 +88,75 @@ class CurvatureReport(dict):
         """One line (the points and values are in the mapping: ``report["K"]``)."""
         return (f"CurvatureReport({self.get('witness')!r}, {len(self.get('K') or ())} points, "
                 f"K in [{self.get('K_min')}, {self.get('K_max')}], holds={self.get('holds')})")
+
+
+class CertificateRun(list):
+    """The certificates :func:`attngeom.certify` wrote or kept, one dict per job in job
+    order (``attngeom certify --json``): ``file``, ``claim``, ``status``, ``seconds`` and
+    ``skipped`` (True: the certificate already there was up to date and stays)."""
+
+    def lines(self) -> list[str]:
+        """One line per certificate: status, time or "skipped (up to date)", file."""
+        return [f"{row['status']:<15} "
+                f"{'skipped (up to date)' if row['skipped'] else format(row['seconds'], '7.2f') + ' s'}  "
+                f"{row['file']}" for row in self]
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+    def _repr_markdown_(self) -> str:
+        return f"{len(self)} certificates\n\n" + table(
+            ("status", "claim", "seconds", "file"),
+            ((cell(row["status"]), code(row["claim"]),
+              "up to date" if row["skipped"] else f"{row['seconds']:.2f}", code(row["file"]))
+             for row in self))
+
+
+class CertificateCheck(list):
+    """The certificates :func:`attngeom.check_certificates` re-ran, one
+    :class:`~attngeom.kernels.certificates.CheckResult` per file in file order (``path``,
+    ``claim``, ``status``, ``problems``, ``seconds``, ``invalid``, ``ok``)."""
+
+    @property
+    def ok(self) -> bool:
+        """Every certificate checks out (and every file is a valid certificate)."""
+        return all(result.ok for result in self)
+
+    @property
+    def failed(self) -> list:
+        """The results that do not check out (invalid files included)."""
+        return [result for result in self if not result.ok]
+
+    @property
+    def invalid(self) -> list:
+        """The files that are not valid certificates (never run)."""
+        return [result for result in self if result.invalid]
+
+    def to_json(self) -> list[dict]:
+        """``attngeom check-certificates --json``."""
+        return [{"file": str(r.path), "claim": r.claim, "status": r.status, "ok": r.ok,
+                 "invalid": r.invalid, "problems": r.problems} for r in self]
+
+    def junit(self) -> str:
+        """The JUnit XML document, one test case per certificate (``--junit FILE``)."""
+        from attngeom.kernels.junit import junit_xml
+        return junit_xml(list(self))
+
+    def lines(self) -> list[str]:
+        """What ``attngeom check-certificates`` prints: a line per certificate, its first
+        eight problems, and the count that checks out."""
+        out = []
+        for r in self:
+            out.append(f"{'ok' if r.ok else 'FAIL':<5} {r.status:<15} {r.claim:<24} {r.path.name}")
+            out.extend(f"        {problem}" for problem in r.problems[:8])
+        out.append(f"{len(self) - len(self.failed)} of {len(self)} certificates check out")
+        return out
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+    def _repr_markdown_(self) -> str:
+        return f"{len(self) - len(self.failed)} of {len(self)} certificates check out\n\n" + table(
+            ("", "status", "claim", "file", "problems"),
+            (("ok" if r.ok else "**FAIL**", cell(r.status), code(r.claim), code(r.path.name),
+              cell("; ".join(r.problems[:3]), 600)) for r in self))

@@ -179,6 +179,67 @@ def test_errata_from_certificates(run_cli):
     assert "| location | kind |" in shown and "# Errata of" not in shown
 
 
+# -- certificates -------------------------------------------------------------------------
+
+def test_certify_and_check_certificates_as_the_cli_does(run_cli, tmp_path):
+    """certify writes the certificate the CLI writes (the same file name and verdict), keeps
+    it when up to date, and check_certificates re-runs it as `check-certificates` does:
+    the same text, JSON and JUnit; a tampered status fails, a file that is not a
+    certificate is invalid (the CLI's exit codes 1 and 2)."""
+    run = attngeom.certify("linear", d=3, t=2, a=3, out=str(tmp_path / "api"))
+    assert len(run) == 1 and run[0]["status"] == "proved" and not run[0]["skipped"]
+    code, out, _ = run_cli("certify", "linear", "--d", 3, "--t", 2, "--a", 3, "--out", tmp_path / "cli")
+    name = Path(run[0]["file"]).name
+    assert code == 0 and out.split()[-1].endswith(name) and (tmp_path / "cli" / name).is_file()
+    again = attngeom.certify("linear", d=3, t=2, a=3, out=str(tmp_path / "api"))
+    assert again[0]["skipped"] and "skipped (up to date)" in str(again)
+    assert "| status | claim | seconds | file |" in run._repr_markdown_()
+
+    check = attngeom.check_certificates(str(tmp_path / "api"))
+    assert check.ok and not check.failed and not check.invalid
+    assert str(check).endswith("1 of 1 certificates check out")
+    code, out, _ = run_cli("check-certificates", tmp_path / "api")
+    assert code == 0 and out.rstrip("\n") == str(check)
+    code, out, _ = run_cli("check-certificates", tmp_path / "api", "--json")
+    assert json.loads(out) == check.to_json()
+    assert 'tests="1"' in check.junit() and "1 of 1" in check._repr_markdown_()
+
+    path = tmp_path / "api" / name
+    cert = json.loads(path.read_text())
+    cert["verdict"]["status"] = "refuted"
+    path.write_text(json.dumps(cert))
+    (tmp_path / "api" / "not-a-certificate.json").write_text("[1, 2]")
+    check = attngeom.check_certificates(str(tmp_path / "api"))
+    assert not check.ok and len(check.failed) == 2 and [r.path.name for r in check.invalid] == ["not-a-certificate.json"]
+    code, _, err = run_cli("check-certificates", tmp_path / "api")
+    assert code == 2 and "not-a-certificate.json" in err
+
+
+def test_certify_a_suite_of_chosen_claims(tmp_path):
+    """suite="paper" with claim_ids as a list or a comma list: every example of those claims."""
+    from attngeom.registry import REGISTRY
+    run = attngeom.certify(suite="paper", claim_ids=["linear"], out=str(tmp_path))
+    assert len(run) == len(REGISTRY.get("linear").examples) and {row["claim"] for row in run} == {"linear"}
+    assert all(row["status"] in ("proved", "verified") for row in run)
+    assert all(row["skipped"] for row in attngeom.certify(suite="paper", claim_ids="linear", out=str(tmp_path)))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda out: attngeom.certify(out=out), "give either a CLAIM or --suite paper"),
+    (lambda out: attngeom.certify("linear", suite="paper", out=out), "give either a CLAIM or --suite paper"),
+    (lambda out: attngeom.certify("linear", d=3, t=2, claim_ids="linear", out=out), "choose the claims of --suite"),
+    (lambda out: attngeom.certify(suite="paper", source="XYZ", out=out), "unknown source 'XYZ'"),
+    (lambda out: attngeom.certify(suite="all", out=out), "unknown suite 'all'"),
+    (lambda out: attngeom.certify("linear", d=0, t=2, out=out), "--d must be"),
+    (lambda out: attngeom.check_certificates(out), "no *.json certificates"),
+    (lambda out: attngeom.check_certificates(out + "/missing"), "is not a directory"),
+])
+def test_certificate_functions_refuse_bad_input_with_one_line(tmp_path, call, message):
+    with pytest.raises(attngeom.BadInput) as error:
+        call(str(tmp_path))
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
 # -- the verdict's markdown -------------------------------------------------------------
 
 def test_verdict_markdown_shows_status_params_evidence_and_parts():
@@ -225,10 +286,11 @@ def test_import_attngeom_loads_no_heavy_module():
 
 def test_public_names_and_typing_marker():
     for name in ("verify", "show", "claims", "ideal", "dimension", "curvature", "errata",
-                 "BadInput", "NotApplicable", "__version__"):
+                 "certify", "check_certificates", "BadInput", "NotApplicable", "__version__"):
         assert name in attngeom.__all__ and hasattr(attngeom, name)
     assert (ROOT / "attngeom" / "py.typed").is_file()
-    for name in ("verify", "show", "claims", "ideal", "dimension", "curvature", "errata"):
+    for name in ("verify", "show", "claims", "ideal", "dimension", "curvature", "errata",
+                 "certify", "check_certificates"):
         doc = getattr(attngeom, name).__doc__
         for section in ("Parameters", "Returns", "Raises", "Examples"):
             assert f"\n    {section}\n    ---" in doc, (name, section)

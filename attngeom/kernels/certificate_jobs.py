@@ -10,9 +10,10 @@ A rerun skips a certificate that is already up to date (:func:`up_to_date`): wel
 made by the same job (claim, parameters, method, seed, samples, backend, device) with the
 same toolkit version, from the same objects (the digest of ``show --format m2``).
 
-The task functions themselves bind a claim registry, so they live with the registry (the
-CLI's ``_certify_task`` and ``_recheck_task``): ``task((job, present_text))`` returns
-:func:`certify_job`'s outcome, ``task((path, content))`` a ``CheckResult``.
+The task functions themselves bind a claim registry, so they live with the registry
+(:func:`attngeom.registry.certify_task` and :func:`~attngeom.registry.recheck_task`):
+``task((job, present_text))`` returns :func:`certify_job`'s outcome,
+``task((path, content))`` a ``CheckResult``.
 """
 
 from __future__ import annotations

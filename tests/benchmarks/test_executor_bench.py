@@ -26,6 +26,7 @@ import pytest
 from attngeom import cli
 from attngeom.kernels.certificate_jobs import suite_jobs, write_certificates
 from attngeom.kernels.executor import Executor, make_executor
+from attngeom.registry import certify_task
 from attngeom.kernels.threads import configure as configure_threads
 
 MIN_SPEEDUP = 1.5
@@ -74,7 +75,7 @@ def test_certificate_suite_on_two_workers(tmp_path):
 
     def certify(executor):
         directory = tmp_path / next(places)
-        rows = write_certificates(jobs, directory, executor, cli._certify_task)
+        rows = write_certificates(jobs, directory, executor, certify_task)
         return rows, {p.name: _without_times(json.loads(p.read_text()))
                       for p in directory.glob("*.json")}
 
