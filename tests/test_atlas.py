@@ -223,14 +223,16 @@ def test_docs_atlas_page_is_generated_from_the_committed_atlas():
 def test_the_page_says_where_sampled_members_make_the_count_an_upper_bound():
     """A degree with unexplained generators and a sampled family (``lower_bound``) marks the
     point (its unexplained count is an upper bound); a sampled degree with none left, or an
-    unsampled one, does not.  The committed atlas: (5,1,1,1), where 3,000 of the 6,825
-    cone-flattening quartics are reduced."""
+    unsampled one, does not.  The committed atlas samples nowhere: the default budget covers
+    all 6,825 cone-flattening quartics at (5,1,1,1) (a sample of 3,000 until 2026-11-27),
+    so its 38 unexplained quartics are an exact count."""
     degree = lambda lower, left: {"attribution": {"degrees": {"4": {"lower_bound": lower, "unexplained": left}}}}
     assert sampled(degree(True, 5)) and not sampled(degree(True, 0)) and not sampled(degree(False, 5))
     assert not sampled({"attribution": None})
     page = atlas_markdown(load_atlas(ROOT / "data" / "atlas"))
-    assert "1 of 36 points has minimal generators" in page
-    assert "at (5,1,1,1) some family's members were sampled" in page
+    assert "1 of 36 points has minimal generators that no registered family explains within " \
+        "the attribution budget: (5,1,1,1)." in page
+    assert "were sampled" not in page and "| 14,137 | 38 |" in page
 
 
 @pytest.mark.slow
