@@ -179,3 +179,18 @@ def test_compiled_gram_kernels_on_torch_cpu(compiled_torch):
     with pytest.raises(BadInput, match="Poincare ball"):
         kernels["geodesic"](*outside)
     assert "a deferred check failed (rerun eagerly)" in torch_compile.stats()["fallbacks"]
+
+
+def test_jax_on_the_cpu_is_reported_in_wall_clock_time():
+    """numpy and torch print process-CPU-time ratios; jax prints wall-clock ratios with the
+    reason (its CPU time is spread over XLA's threads), both kinds kept in the JSON."""
+    from attngeom.geometry_proofs.hyperbolic.attention_benchmark import JAX_WALL_CLOCK_NOTE
+    for backend in ("numpy", "jax"):
+        report = run_benchmark(BenchmarkConfig(sizes=(16,), dim=8, backend=backend, repeats=1))
+        text = format_report(report)
+        row = report["rows"][0]
+        assert "ratios" in row and "ratios_cpu_time" in row
+        shown = row["ratios_cpu_time" if backend == "numpy" else "ratios"]["lorentz"]
+        assert f"{shown:15.2f}" in text
+        assert ("(process CPU time /" in text) == (backend == "numpy")
+        assert (JAX_WALL_CLOCK_NOTE in text) == (backend == "jax")

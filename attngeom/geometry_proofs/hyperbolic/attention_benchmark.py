@@ -229,12 +229,28 @@ def agreement(config: BenchmarkConfig, be, kernels: dict, n: int) -> dict[str, f
     return out
 
 
+#: Why jax on the CPU is reported in wall-clock time (its ``ratios_cpu_time`` stay in the
+#: JSON): measured with jax 0.10.2 on the 2-core machine (2026-11-27, threads planned to 1,
+#: ``XLA_FLAGS=--xla_cpu_multi_thread_eigen=false``), the process CPU time of a jitted
+#: softmax(Q K^T / 8) V at N = 1024 is not a count of its work: best-of-20 readings of one
+#: call ranged 0.75-3.3 ms from one process to the next against 1.65-1.87 ms wall, and 1,500
+#: calls took 5.9 s of CPU in 4.0 s wall (2,048: 3.9 s in 4.1 s), time XLA's runtime
+#: threads spend around a call, not arithmetic.
+JAX_WALL_CLOCK_NOTE = ("jax: wall-clock ratios (the process CPU time of a jax call also "
+                       "counts XLA's runtime threads: not a reliable count of the work)")
+
+
+def _judged_in_cpu_time(config: dict) -> bool:
+    """Whether the printed ratios are process CPU time (the CPU, not jax) or wall clock."""
+    return config["device"] == "cpu" and config["backend"] != "jax"
+
+
 def format_report(report: dict) -> str:
     """A table of ratios over Euclidean attention (what ``attngeom benchmark
     hyperbolic-attention`` prints)."""
     config = report["config"]
     names = [name for name in IMPLEMENTATIONS if name != "euclidean"]
-    cpu = config["device"] == "cpu"
+    cpu = _judged_in_cpu_time(config)
     suffix, key = ("_cpu_time", "cpu_best_s") if cpu else ("", "best_s")
     lines = [f"RGT attention in Gram form, d={config['dim']}, c={config['curvature']:g}, "
              f"radius {config['radius']:g}, {report['device_label']} "
@@ -247,6 +263,8 @@ def format_report(report: dict) -> str:
         lines.append(f"  {row['N']:>6} {row['seconds']['euclidean'][key] * 1e3:9.3f} ms "
                      + " ".join(cells))
     lines.append("  targets: " + ", ".join(f"{name} <= {target:g}x" for name, target in report["targets"].items()))
+    if config["device"] == "cpu" and not cpu:
+        lines.append("  " + JAX_WALL_CLOCK_NOTE)
     if not report.get("heap_kept", True):
         lines.append("  " + NOT_KEPT_NOTE)
     if "agreement" in report:
