@@ -10,6 +10,7 @@ from attngeom.kernels.verdict import Status
 from attngeom.lightning_alg.claims import REGISTRY, family_claims
 from attngeom.lightning_alg.claims import minor_relations as relation_claims
 from attngeom.lightning_alg.claims.syzygy import syzygy_basis
+from attngeom.lightning_alg.coordinates import CoordinateSystem
 from attngeom.lightning_alg.ideal.report import compute_ideal
 from attngeom.lightning_alg.invariants import minor_relations, pencil_pair
 
@@ -231,3 +232,28 @@ def test_everything_explained_at_4_1_1():
     assert quartic["minimal_generators"] == 1085
     assert rows["brill"]["new_generators"] == 875 and rows["cone-flattening"]["new_generators"] == 210
     assert quartic["unexplained"]["minimal_generators"] == 0
+
+
+def test_too_many_brill_points_are_refused_before_anything_is_expanded(monkeypatch, run_cli):
+    """--brill-points above MAX_BRILL_POINTS is one line and exit 2; in `attngeom ideal` a
+    Brill family whose expansion bound (points x C(N + 3, 4)) exceeds MAX_EXPANSION_TERMS is
+    skipped with the bound before it expands (it used to expand first: 20,000 points at
+    (4,1,1) ran 44 s into 4.8 GB and FLINT aborted the process)."""
+    from attngeom.lightning_alg.claims import brill as brill_claim
+    from attngeom.lightning_alg.ideal import attribution
+    from attngeom.lightning_alg.invariants import brill
+    code, _, err = run_cli("verify", "brill", "--d", 4, "--t", 1, "--a", 1, "--brill-points", 10_001)
+    assert code == 2 and err.strip() == "attngeom: error: --brill-points must be at most 10,000; got 10,001"
+
+    def expand(*args, **kwargs):
+        raise AssertionError("expanded although its bound is over the limit")
+    monkeypatch.setattr(brill.BrillFamily, "expand_mod_p", expand)
+    bound = brill.quartic_terms_bound(CoordinateSystem(4, 1))      # C(20 + 3, 4) = 8,855 at (4,1,1)
+    points = attribution.MAX_EXPANSION_TERMS // bound + 1
+    assert bound == comb(23, 4) and brill_claim.BRILL_POINTS.default < points <= brill_claim.MAX_BRILL_POINTS
+    report, _ = compute_ideal(4, 1, 1, max_degree=4, families=family_claims("brill"),
+                              family_params=[f"brill:brill_points={points}"])
+    skipped = {s["id"]: s["reason"] for s in report.attribution["skipped"]}
+    assert skipped[f"brill --brill-points {points}"] == (
+        f"members refused: the members would expand into up to {points * bound:,} terms (an upper "
+        f"bound, before expanding; limit {attribution.MAX_EXPANSION_TERMS:,})")

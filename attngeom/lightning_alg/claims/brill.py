@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from attngeom.kernels.claim import Param
+from attngeom.kernels.errors import BadInput
 from attngeom.kernels.sampling import Sampler
 from attngeom.kernels.verdict import combine
 from attngeom.lightning_alg.claims.base import FamilyClaim, coordinates_of, render_invariants
@@ -12,8 +13,11 @@ from attngeom.lightning_alg.invariant import Invariant
 from attngeom.lightning_alg.invariants import brill
 from attngeom.lightning_alg.invariants.structured import check_nontrivial, check_vanishing
 
+#: The most points ``--brill-points`` takes (each point is one member, checked at every
+#: sample; the atlas's default is 40, and 80 already span all of Brill's quartics at d = 5).
+MAX_BRILL_POINTS = 10_000
 BRILL_POINTS = Param("brill_points", "number of seeded integer points (x, y, z), one Brill "
-                     "quartic B(x; y, z) each", default=40)
+                     f"quartic B(x; y, z) each (at most {MAX_BRILL_POINTS:,})", default=40)
 #: The seed of the points (x, y, z): the members are fixed polynomials, not a random draw
 #: of each check.
 POINT_SEED = 28
@@ -40,6 +44,11 @@ class BrillClaim(FamilyClaim):
     methods = ("exact", "symbolic", "numeric")
     examples = ({"d": 4, "t": 1, "a": 1}, {"d": 3, "t": 2, "a": 1},
                 {"d": 4, "t": 1, "a": 1, "brill_points": 3, "method": "symbolic"})
+
+    def validate(self, params):
+        super().validate(params)
+        if params["brill_points"] > MAX_BRILL_POINTS:
+            raise BadInput(f"--brill-points must be at most {MAX_BRILL_POINTS:,}; got {params['brill_points']:,}")
 
     def hypothesis_violation(self, params):
         if params["a"] != 1:
@@ -69,6 +78,12 @@ class BrillClaim(FamilyClaim):
 
     def lowest_member_degree(self, params) -> int:
         return 4
+
+    def expansion_bound(self, params, coords) -> int:
+        """An upper bound on the terms of every member expanded, known before expanding
+        (``attngeom ideal`` refuses a family above its limit before paying for it): one
+        dense quartic in the single-column coordinates per point."""
+        return params["brill_points"] * brill.quartic_terms_bound(coords)
 
     def sparse_members(self, params, coords, prime: int):
         """Every member expanded over F_p for ``attngeom ideal``, split into multihomogeneous

@@ -309,6 +309,8 @@ def collect_families(claims, values: dict, coords: CoordinateSystem, max_degree:
                          else _members_by_degree(claim, params, coords, max_degree, prime))
         except NotImplementedError:
             entry.skipped = "the claim lists no members"
+        except BadInput as error:        # too large to expand (_check_terms), not homogeneous
+            entry.skipped = f"members refused: {error}"
         except Exception as error:  # a broken family must not hide the ideal's table
             entry.skipped = f"members failed: {type(error).__name__}: {error}"
         else:
@@ -333,6 +335,9 @@ def _members_by_degree(claim, params: dict, coords: CoordinateSystem, max_degree
     """A claim's members of degree <= max_degree as :class:`SparseMembers`, by degree."""
     sparse = getattr(claim, "sparse_members", None)
     if sparse is not None:
+        bound = getattr(claim, "expansion_bound", None)
+        if bound is not None:            # refused before the expansion is paid for
+            _check_terms(bound(params, coords), bound=True)
         members = sparse(params, coords, prime)
         return {members.degree: members} if members.degree <= max_degree else {}
     member_family = getattr(claim, "member_family", None)
@@ -379,9 +384,13 @@ def _by_degree(expanded: dict, size: int, max_degree: int) -> dict[int, SparseMe
     return out
 
 
-def _check_terms(terms: int) -> None:
+def _check_terms(terms: int, bound: bool = False) -> None:
+    """BadInput (the family is skipped with this reason) when ``terms`` (or, with ``bound``,
+    an upper bound on them known before expanding) exceed :data:`MAX_EXPANSION_TERMS`."""
     if terms > MAX_EXPANSION_TERMS:
-        raise BadInput(f"the members expand into more than {MAX_EXPANSION_TERMS:,} terms")
+        raise BadInput(f"the members would expand into up to {terms:,} terms (an upper bound, "
+                       f"before expanding; limit {MAX_EXPANSION_TERMS:,})" if bound else
+                       f"the members expand into more than {MAX_EXPANSION_TERMS:,} terms")
 
 
 # -- reduction modulo J_1, by block ------------------------------------------------------------

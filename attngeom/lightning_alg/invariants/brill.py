@@ -150,7 +150,13 @@ class BrillFamily(StructuredFamily):
         return [int(k) for k in self.single]
 
     def printable_terms(self, index: int) -> int:
-        return comb(len(self.single) + 3, 4)
+        return quartic_terms_bound(self.coords)
+
+
+def quartic_terms_bound(coords: CoordinateSystem) -> int:
+    """Terms of a dense quartic in the single-column coordinates: an upper bound on the
+    terms of one Brill member expanded (C(N + 3, 4), N single-column coordinates)."""
+    return comb(len(single_column_indices(coords)) + 3, 4)
 
 
 def brill_points(sampler, count: int, d: int, bound: int = 3) -> np.ndarray:
