@@ -659,6 +659,8 @@ def certify(claim: str | None = None, *, out: str, suite: str | None = None,
 
     if (claim is None) == (suite is None):
         raise BadInput("give either a CLAIM or --suite paper")
+    seed = _integer("seed", seed)
+    samples = None if samples is None else _integer("samples", samples)
     if suite is not None:
         if suite != "paper":
             raise BadInput(f"unknown suite {str(suite)[:40]!r}; the suite is 'paper'")
@@ -667,15 +669,12 @@ def certify(claim: str | None = None, *, out: str, suite: str | None = None,
         selected = claims_of(check_source(source), claim_ids)
         if not selected:
             raise BadInput("--claims and --source together select no claim")
-        jobs = suite_jobs(selected, _integer("seed", seed),
-                          None if samples is None else _integer("samples", samples), backend, device)
+        jobs = suite_jobs(selected, seed, samples, backend, device)
     elif claim_ids is not None or source is not None:
         raise BadInput("--claims and --source choose the claims of --suite")
     else:
-        jobs = [CertificateJob(_registry().get(claim).id, _claim_params(params), method,
-                               _integer("seed", seed),
-                               None if samples is None else _integer("samples", samples),
-                               backend, device)]
+        jobs = [CertificateJob(_registry().get(claim).id, _claim_params(params), method, seed,
+                               samples, backend, device)]
     with make_executor(workers, scheduler) as executor:
         return CertificateRun(write_certificates(jobs, Path(out), executor, certify_task,
                                                  force, progress))

@@ -39,12 +39,15 @@ class ParamInfo(NamedTuple):
     default: Any
     kind: str
     minimum: int | None
+    maximum: int | None
     option: str
 
 
 def _param_json(p) -> dict[str, Any]:
-    return {"name": p.name, "help": p.help, "default": p.default, "kind": p.kind,
-            "minimum": p.minimum, "option": p.option}
+    """A parameter's index entry (``maximum`` only where it has one)."""
+    entry = {"name": p.name, "help": p.help, "default": p.default, "kind": p.kind,
+             "minimum": p.minimum, "option": p.option}
+    return entry if p.maximum is None else {**entry, "maximum": p.maximum}
 
 
 def _defining_module(claim, modules: list[tuple[str, list]]) -> str:
@@ -109,7 +112,7 @@ def describe(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def _params(items: list[dict[str, Any]]) -> list[ParamInfo]:
-    return [ParamInfo(p["name"], p["help"], p["default"], p["kind"], p["minimum"], p["option"])
+    return [ParamInfo(p["name"], p["help"], p["default"], p["kind"], p["minimum"], p.get("maximum"), p["option"])
             for p in items]
 
 

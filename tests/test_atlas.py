@@ -18,7 +18,7 @@ from attngeom.lightning_alg.ideal.atlas_grid import (
     DEFAULT_GRID, MAX_POINTS, AtlasPoint, parse_grid)
 from attngeom.lightning_alg.ideal.atlas_m2 import (
     compare_counts, m2_check, m2_script, parse_m2_output, run_m2)
-from attngeom.lightning_alg.ideal.atlas_report import atlas_markdown, load_atlas, sampled
+from attngeom.lightning_alg.ideal.atlas_report import atlas_markdown, load_atlas, unexplained_is_upper_bound
 from attngeom.lightning_alg.ideal.attribution import SparseMembers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -220,19 +220,20 @@ def test_docs_atlas_page_is_generated_from_the_committed_atlas():
     assert points == sorted(point.filename for point in parse_grid(None, 4))
 
 
-def test_the_page_says_where_sampled_members_make_the_count_an_upper_bound():
-    """A degree with unexplained generators and a sampled family (``lower_bound``) marks the
-    point (its unexplained count is an upper bound); a sampled degree with none left, or an
-    unsampled one, does not.  The committed atlas samples nowhere: the default budget covers
+def test_the_page_says_where_a_lower_bound_span_makes_the_count_an_upper_bound():
+    """A degree with unexplained generators and a family whose span is a lower bound
+    (``lower_bound``: sampled, or a saturated projection) marks the point (its unexplained
+    count is an upper bound); such a degree with none left, or an exact one, does not.  The committed atlas samples nowhere: the default budget covers
     all 6,825 cone-flattening quartics at (5,1,1,1) (a sample of 3,000 until 2026-11-27),
     so its 38 unexplained quartics are an exact count."""
     degree = lambda lower, left: {"attribution": {"degrees": {"4": {"lower_bound": lower, "unexplained": left}}}}
-    assert sampled(degree(True, 5)) and not sampled(degree(True, 0)) and not sampled(degree(False, 5))
-    assert not sampled({"attribution": None})
+    upper = unexplained_is_upper_bound
+    assert upper(degree(True, 5)) and not upper(degree(True, 0)) and not upper(degree(False, 5))
+    assert not upper({"attribution": None})
     page = atlas_markdown(load_atlas(ROOT / "data" / "atlas"))
     assert "1 of 36 points has minimal generators that no registered family explains within " \
         "the attribution budget: (5,1,1,1)." in page
-    assert "were sampled" not in page and "| 14,137 | 38 |" in page
+    assert "is a lower bound" not in page and "| 14,137 | 38 |" in page
 
 
 @pytest.mark.slow

@@ -35,8 +35,8 @@ FORMATS = ("text", "latex", "m2", "json")
 class Param:
     """A claim parameter, given on the command line as ``--<name>``.
 
-    kind: ``int`` (with ``minimum``), ``intlist`` (one integer or a comma list), ``flag``
-    (boolean switch) or ``str``.
+    kind: ``int`` (with ``minimum`` and, where a larger value would not fit, ``maximum``),
+    ``intlist`` (one integer or a comma list), ``flag`` (boolean switch) or ``str``.
     """
 
     name: str
@@ -44,6 +44,7 @@ class Param:
     default: Any = None
     kind: str = "int"
     minimum: int | None = 1
+    maximum: int | None = None
 
     @property
     def option(self) -> str:
@@ -73,6 +74,8 @@ class Param:
                            f"digits; got {shown}")
         if self.minimum is not None and value < self.minimum:
             raise BadInput(f"{self.option} must be at least {self.minimum}; got {value}")
+        if self.maximum is not None and value > self.maximum:
+            raise BadInput(f"{self.option} must be at most {self.maximum}; got {value}")
         return value
 
 

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 from attngeom.kernels.claim import Param
-from attngeom.kernels.errors import BadInput
 from attngeom.kernels.sampling import Sampler
 from attngeom.kernels.verdict import combine
 from attngeom.lightning_alg.claims.base import FamilyClaim, coordinates_of, render_invariants
@@ -17,7 +16,8 @@ from attngeom.lightning_alg.invariants.structured import check_nontrivial, check
 #: sample; the atlas's default is 40, and 80 already span all of Brill's quartics at d = 5).
 MAX_BRILL_POINTS = 10_000
 BRILL_POINTS = Param("brill_points", "number of seeded integer points (x, y, z), one Brill "
-                     f"quartic B(x; y, z) each (at most {MAX_BRILL_POINTS:,})", default=40)
+                     f"quartic B(x; y, z) each (at most {MAX_BRILL_POINTS:,})", default=40,
+                     maximum=MAX_BRILL_POINTS)
 #: The seed of the points (x, y, z): the members are fixed polynomials, not a random draw
 #: of each check.
 POINT_SEED = 28
@@ -44,11 +44,6 @@ class BrillClaim(FamilyClaim):
     methods = ("exact", "symbolic", "numeric")
     examples = ({"d": 4, "t": 1, "a": 1}, {"d": 3, "t": 2, "a": 1},
                 {"d": 4, "t": 1, "a": 1, "brill_points": 3, "method": "symbolic"})
-
-    def validate(self, params):
-        super().validate(params)
-        if params["brill_points"] > MAX_BRILL_POINTS:
-            raise BadInput(f"--brill-points must be at most {MAX_BRILL_POINTS:,}; got {params['brill_points']:,}")
 
     def hypothesis_violation(self, params):
         if params["a"] != 1:

@@ -119,20 +119,21 @@ def _skipped_note(records: list[dict]) -> str:
             "attributes them; docs/new-families.md)")
 
 
-def sampled(record: dict) -> bool:
-    """Whether some degree with unexplained generators had a family's members sampled (its
-    span a lower bound, so the unexplained count an upper bound)."""
+def unexplained_is_upper_bound(record: dict) -> bool:
+    """Whether some degree with unexplained generators has a family whose span is only a
+    lower bound (members sampled, or a random projection saturated: ``lower_bound``), so
+    that its unexplained count is an upper bound."""
     degrees = (record.get("attribution") or {}).get("degrees") or {}
     return any(entry["lower_bound"] and entry["unexplained"] for entry in degrees.values())
 
 
-def _sampled_note(records: list[dict]) -> str:
-    points = [point_label(r) for r in records if sampled(r)]
+def _upper_bound_note(records: list[dict]) -> str:
+    points = [point_label(r) for r in records if unexplained_is_upper_bound(r)]
     if not points:
         return ""
-    return (f"; at {', '.join(points)} some family's members were sampled (`+` below), so the "
-            "count is an upper bound (`--attribution-budget none` reduces every member; "
-            "docs/new-families.md)")
+    return (f"; at {', '.join(points)} some family's span is a lower bound (members sampled, "
+            "or a random projection saturated; `+` below), so the count is an upper bound "
+            "(`--attribution-budget none` reduces every member; docs/ideal.md)")
 
 
 def _by_degree(values: dict | None, nonzero: bool = True) -> str:
@@ -441,7 +442,7 @@ def atlas_markdown(atlas: dict, figure: str = DOCS_FIGURE) -> str:
         f"{len(with_lost)} of {len(records)} points {'has' if len(with_lost) == 1 else 'have'} "
         f"minimal generators that no registered family explains within the attribution budget: "
         f"{', '.join(point_label(r) for r in with_lost) or 'none'}"
-        + _skipped_note(with_lost) + _sampled_note(with_lost) + ".",
+        + _skipped_note(with_lost) + _upper_bound_note(with_lost) + ".",
         "",
         "## Hilbert functions",
         "",
@@ -453,7 +454,7 @@ def atlas_markdown(atlas: dict, figure: str = DOCS_FIGURE) -> str:
         "",
         "Per point and degree with minimal generators: the families that account for some "
         "(`new` of `attngeom ideal`), all together, and what stays unexplained "
-        "(`+`: a lower bound, members sampled).",
+        "(`+`: a lower bound, members sampled or a projection saturated).",
         "",
         attribution,
         "",

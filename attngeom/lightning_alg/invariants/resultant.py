@@ -66,9 +66,14 @@ def generic_line(d: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(GENERIC_XI[k % 6] for k in range(d)), tuple(GENERIC_ZETA[k % 6] for k in range(d))
 
 
+def unit_vector(i: int, d: int) -> tuple[int, ...]:
+    """e_(i+1) in Z^d (i counted from 0)."""
+    return tuple(int(k == i) for k in range(d))
+
+
 def example_41_line(d: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """e_1 : e_2, the line of ADM Example 41."""
-    return tuple(int(k == 0) for k in range(d)), tuple(int(k == 1) for k in range(d))
+    return unit_vector(0, d), unit_vector(1, d)
 
 
 def parse_line(text: str | None, d: int) -> tuple[tuple[int, ...], tuple[int, ...]]:

@@ -112,8 +112,8 @@ def parse_lines(text: str | None, d: int) -> LineSet:
     if word == EXAMPLE41:
         return LineSet("one", (res.example_41_line(d),))
     if word == COORDINATE:
-        unit = lambda i: tuple(int(k == i) for k in range(d))
-        return LineSet(COORDINATE, tuple((unit(i), unit(j)) for i, j in combinations(range(d), 2)))
+        return LineSet(COORDINATE, tuple((res.unit_vector(i, d), res.unit_vector(j, d))
+                                         for i, j in combinations(range(d), 2)))
     if word.startswith(RANDOM + ":"):
         return random_lines(word, d)
     parts = text.split(";")
