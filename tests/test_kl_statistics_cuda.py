@@ -171,6 +171,75 @@ def test_where_the_warp_kernel_applies():
     assert warp.too_large(2**31, (1, 0, 1, 1, 1)) == "too large for the kernel's int arguments"
 
 
+def test_warp_is_the_default_and_triton_stands_in_where_it_cannot_run(monkeypatch):
+    """"warp" is the default mode (unless ATTNGEOM_GT_STATISTICS says otherwise); where torch
+    has no NVRTC entry point it runs as "fused", and a CUDA C kernel that fails to compile is
+    recorded once in WARP_FAILED and the Triton kernel is tried (here it fails too: the
+    library calls' rows, FAILED recorded); with Triton missing, the library calls at once."""
+    import os
+    assert fused.MODE == os.environ.get("ATTNGEOM_GT_STATISTICS", "warp")
+    mu, sigma, rotation, head, be = _inputs(3, "float64")
+    monkeypatch.setattr(fused, "MODE", "warp")
+    monkeypatch.setattr(fused, "FAILED", [])
+    monkeypatch.setattr(fused, "WARP_FAILED", [])
+    monkeypatch.setattr(fused, "INTERPRETED_ON_CPU", True)
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    monkeypatch.setattr(fused, "_triton_missing", lambda: None)
+    with monkeypatch.context() as patched:
+        patched.setattr(warp, "compiler_missing", lambda: "no NVRTC")
+        assert fused.mode() == "fused" and fused.setting()[1] == "fused"
+    assert fused.mode() == "warp" and fused.unavailable(be, mu, sigma, rotation) is None
+
+    def broken_kernel(n, dtype, device):
+        raise RuntimeError("Kernel compilation failed:\nerror: something")
+    monkeypatch.setattr(warp, "_kernel", broken_kernel)
+    launches = []
+
+    class BrokenTriton:
+        def __getitem__(self, grid):
+            def launch(*args, **kwargs):
+                launches.append(grid)
+                raise RuntimeError("no Triton here")
+            return launch
+    monkeypatch.setattr(fused, "_kernels", lambda: {"fused": BrokenTriton()})
+    want = _library(mu, sigma, rotation, head, be)
+    got = fused.full_statistics(mu, sigma, rotation, head, be, lambda: want)
+    assert got is want and launches == [(1 * 2 * 3,)]
+    assert fused.WARP_FAILED == ["CUDA C failed: RuntimeError: Kernel compilation failed: error: something"]
+    assert fused.FAILED == ["Triton failed: RuntimeError: no Triton here"]
+    assert fused.mode() == "fused"
+
+    monkeypatch.setattr(fused, "FAILED", [])
+    monkeypatch.setattr(fused, "WARP_FAILED", [])
+    monkeypatch.setattr(fused, "_triton_missing", lambda: "Triton is not installed")
+    launches.clear()
+    assert fused.full_statistics(mu, sigma, rotation, head, be, lambda: want) is want
+    assert launches == [] and fused.FAILED == [] and len(fused.WARP_FAILED) == 1
+
+
+def test_the_benchmark_says_which_statistics_ran(monkeypatch):
+    """The benchmark's "per-token statistics" line: the CUDA C kernel, or Triton with the
+    reason the CUDA C kernel did not run."""
+    from attngeom.geometry_proofs.gauge.attention_benchmark import BenchmarkConfig, _statistics_path
+    mu, sigma, rotation, head, be = _inputs(3, "float64")
+    monkeypatch.setattr(fused, "MODE", "warp")
+    monkeypatch.setattr(fused, "WARP_FAILED", [])
+    monkeypatch.setattr(fused, "INTERPRETED_ON_CPU", True)
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    monkeypatch.setattr(fused, "_triton_missing", lambda: None)
+    monkeypatch.setattr(warp, "compiler_missing", lambda: None)
+    config = BenchmarkConfig(tokens=3)
+    with kl_statistics_cpu.disabled():
+        assert _statistics_path(config, be, mu, sigma, rotation) == "CUDA C (one warp a matrix)"
+        fused.WARP_FAILED.append("CUDA C failed: RuntimeError: x")
+        assert _statistics_path(config, be, mu, sigma, rotation) == "triton (CUDA C failed: RuntimeError: x)"
+        fused.WARP_FAILED.clear()
+        monkeypatch.setattr(warp, "compiler_missing", lambda: "no NVRTC")
+        assert _statistics_path(config, be, mu, sigma, rotation) == "triton (no NVRTC)"
+        monkeypatch.setattr(fused, "MODE", "fused")
+        assert _statistics_path(config, be, mu, sigma, rotation) == "triton"
+
+
 def test_the_compile_step_needs_no_cuda_toolkit(monkeypatch):
     """torch's NVRTC wrapper asks cpp_extension for CUDA_HOME/include and raises where no
     toolkit is installed (CUDA_HOME None; the GPU machines have torch's NVRTC, maybe no

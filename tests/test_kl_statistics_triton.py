@@ -95,6 +95,7 @@ def test_a_launch_that_fails_falls_back_once_and_says_why(monkeypatch):
     monkeypatch.setattr(fused, "_triton_missing", lambda: None)
     monkeypatch.setattr(fused, "_kernels", lambda: {"fused": Broken(), "products": Broken()})
     monkeypatch.setattr(fused, "FAILED", [])
+    monkeypatch.setattr(fused, "MODE", "fused")
     assert fused.unavailable(be, mu, sigma, frames) is None
     got = kla.rotated_statistics(mu, sigma, frames, be)
     with library_calls():
@@ -117,7 +118,7 @@ _INTERPRETED = textwrap.dedent("""
     from tests.test_kl_statistics_triton import ROW_KEYS, _inputs, compare_with_library
     fused.INTERPRETED_ON_CPU = True
     be = get_backend("torch")
-    default = fused.setting()[1:]
+    default = ("fused", 0, fused.NUM_WARPS, 0)      # the Triton kernel "warp" falls back to
     for setting in (default, ("fused", 1, 2, 0), ("fused", 0, 2, 1), ("fused", 1, 2, 1),
                     ("products", 0, 2, 0), ("products", 0, 2, 1)):
         with fused.configured(*setting):
@@ -186,10 +187,12 @@ def test_fused_statistics_under_the_interpreter():
 
 
 @pytest.mark.gpu
-def test_fused_statistics_on_cuda():
-    """On torch-cuda the fused statistics are what the kernel uses (full Sigma, outside
-    autograd) and give the library calls' numbers, at GT's head (n = 20) and n = 4; with
-    grad the library calls run (differentiable)."""
+@pytest.mark.parametrize("mode", ["warp", "fused"])
+def test_fused_statistics_on_cuda(mode):
+    """On torch-cuda the statistics of each mode (the default CUDA C kernel, "warp", and the
+    Triton kernel, "fused") are what the kernel uses (full Sigma, outside autograd) and give
+    the library calls' numbers, at GT's head (n = 20) and n = 4; with grad the library calls
+    run (differentiable)."""
     from tests.conftest import cuda_available
     if not cuda_available("torch"):
         pytest.skip("torch sees no CUDA device")
@@ -197,10 +200,14 @@ def test_fused_statistics_on_cuda():
         pytest.skip("Triton is not installed")
     import torch
     be = get_backend("torch", "cuda")
-    for n, shared, tokens in ((4, True, 5), (4, False, 5), (20, True, 64), (20, False, 17)):
-        for dtype in (torch.float64, torch.float32):
-            arrays = [torch.as_tensor(x, dtype=dtype, device="cuda") for x in _inputs(n=n, shared=shared, tokens=tokens)]
-            compare_with_library(be, *arrays)
+    with fused.configured(mode, 0, fused.NUM_WARPS, 0):
+        assert fused.mode() == mode
+        for n, shared, tokens in ((4, True, 5), (4, False, 5), (20, True, 64), (20, False, 17)):
+            for dtype in (torch.float64, torch.float32):
+                arrays = [torch.as_tensor(x, dtype=dtype, device="cuda")
+                          for x in _inputs(n=n, shared=shared, tokens=tokens)]
+                compare_with_library(be, *arrays)
+    assert fused.FAILED == [] and fused.WARP_FAILED == []
     mu, sigma, frames = (torch.as_tensor(x, device="cuda") for x in _inputs(n=20))
     mu.requires_grad_()
     assert "operands" not in kla.rotated_statistics(mu, sigma, frames, be)

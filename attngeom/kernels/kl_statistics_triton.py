@@ -7,8 +7,9 @@ pairwise product (:func:`~attngeom.kernels.kl_attention.pairwise_operands` with 
 As library calls that is about a dozen batched kernels: on an H100 at GT's size, N = 1024,
 the batched 20 x 20 products took 0.57 ms, the Cholesky factorization 0.32, the triangular
 solve 0.22 and the concatenations 0.26 of the structured kernel's 2.0-2.2 ms of device time
-(docs/gauge-attention.md, fifth GPU session).  Here (:data:`MODE` "fused", the default) one
-Triton program per (batch, head, token) does it all in registers, on an n x n tile padded
+(docs/gauge-attention.md, fifth GPU session).  Here (:data:`MODE` "fused"; the default
+"warp" runs the CUDA C kernel of :mod:`attngeom.kernels.kl_statistics_cuda` instead, and
+this one where that cannot run) one Triton program per (batch, head, token) does it all in registers, on an n x n tile padded
 to a power of two (:mod:`attngeom.kernels.kl_statistics_triton_kernels`):
 
 * Sigma = L L^T by the right-looking Cholesky factorization (n steps, step k: column k of
@@ -51,7 +52,8 @@ positive; eagerly the flags are read on the host (one sync, as ``torch.linalg.ch
 makes) and a failed factorization reruns the library calls, which raise torch's error;
 inside a CUDA-graph capture the check is deferred (:func:`attngeom.kernels.cuda_graphs.defer_check`).
 A launch that fails (Triton cannot compile or run the kernel on this machine) is recorded
-in :data:`FAILED` and the library calls run from then on.
+in :data:`FAILED` and the library calls run from then on; one of the CUDA C kernel is
+recorded in :data:`WARP_FAILED` and Triton runs from then on.
 
 Triton is imported at the first launch only (start-up, issue 26).  On the CPU the kernel
 runs only under Triton's interpreter (``TRITON_INTERPRET=1`` and :data:`INTERPRETED_ON_CPU`
@@ -82,13 +84,17 @@ NUM_WARPS = 2
 #: "fused": the factorization, the solve and the products in one kernel; "products": the
 #: library's Cholesky factorization and triangular solve, then one kernel for the rest;
 #: "warp": not Triton but the CUDA C kernel of :mod:`attngeom.kernels.kl_statistics_cuda`
-#: (one warp per matrix, ``NUM_WARPS`` warps a block; not yet timed on a GPU)
+#: (one warp per matrix, ``NUM_WARPS`` warps a block)
 MODES = ("fused", "products", "warp")
 
-#: the mode; the environment variable ATTNGEOM_GT_STATISTICS chooses another for a whole run
-#: (``run_gpu_checks.sh gauge-graphs-warp`` times the sweep with "warp"); a value that is not
-#: one of :data:`MODES` turns the kernel off (:func:`unavailable` says so, the library calls run)
-MODE = os.environ.get("ATTNGEOM_GT_STATISTICS", "fused")
+#: the mode, "warp" by default: on an H200 at GT's size, N = 1024, full Sigma, float64, the
+#: statistics alone took 0.62 ms against 1.14 for "fused" and the graphed kernel 1.33 ms
+#: against 1.77 (docs/gauge-attention.md, eighth GPU session).  Where torch has no NVRTC
+#: entry point, or the CUDA C kernel failed here (:data:`WARP_FAILED`), "warp" runs as
+#: "fused" (:func:`mode`).  The environment variable ATTNGEOM_GT_STATISTICS chooses another
+#: mode for a whole run; a value that is not one of :data:`MODES` turns the kernels off
+#: (:func:`unavailable` says so, the library calls run)
+MODE = os.environ.get("ATTNGEOM_GT_STATISTICS", "warp")
 
 #: the fused kernel's n steps: 0 unrolled, k >= 1 a loop unrolled k times
 UNROLL = 0
@@ -111,6 +117,10 @@ INTERPRETED_ON_CPU = False
 #: the library calls run, and :func:`unavailable` says this
 FAILED: list[str] = []
 
+#: why the CUDA C kernel (mode "warp") failed here (NVRTC could not compile it, or its
+#: launch failed), once: from then on "warp" runs as "fused" (:func:`mode`)
+WARP_FAILED: list[str] = []
+
 
 #: on, or off inside ``disabled()`` (the structured kernel then uses the eager statistics:
 #: the A/B of the benchmark and the profile script)
@@ -118,10 +128,20 @@ SWITCH = Switch()
 disabled, enabled = SWITCH.disabled, SWITCH.enabled
 
 
+def mode() -> str:
+    """The mode a launch uses: :data:`MODE`, except "warp" where it cannot run here (torch
+    has no NVRTC entry point, or :data:`WARP_FAILED`), which runs as "fused"."""
+    if MODE == "warp":
+        from attngeom.kernels import kl_statistics_cuda
+        if WARP_FAILED or kl_statistics_cuda.compiler_missing():
+            return "fused"
+    return MODE
+
+
 def setting() -> tuple:
     """What decides the kernel a call launches (the CUDA-graph cache keys on it: a graph
     captured with one setting is not replayed for a caller with another)."""
-    return (enabled(), MODE, UNROLL, NUM_WARPS, STREAM)
+    return (enabled(), mode(), UNROLL, NUM_WARPS, STREAM)
 
 
 @contextlib.contextmanager
@@ -174,10 +194,7 @@ def unavailable(be: Backend, *tensors) -> str | None:
         return FAILED[0]
     if MODE not in MODES:
         return f"ATTNGEOM_GT_STATISTICS={MODE!r} is not one of {', '.join(MODES)}"
-    if MODE == "warp":
-        from attngeom.kernels import kl_statistics_cuda
-        return kl_statistics_cuda.compiler_missing()
-    return _triton_missing()
+    return None if mode() == "warp" else _triton_missing()
 
 
 def _tile(n: int) -> int:
@@ -215,9 +232,12 @@ def full_statistics(mu, Sigma, rotation, head: str, be: Backend, fallback) -> di
     rows = (query, key, nu, logdet, heads, tokens) + tuple(turned.stride())
     options = {"n": n, "TILE": _tile(n), "STREAM": STREAM, "num_warps": NUM_WARPS}
     ok = torch.empty(shape, dtype=torch.int8, device=sigma.device)     # every pivot positive
-    if MODE == "warp":
-        return _warp_statistics(sigma, means, turned, rotation, head, rows, ok, fallback)
-    if MODE == "products":
+    current = mode()
+    if current == "warp":
+        return _warp_statistics(sigma, means, turned, rotation, head, rows, ok, fallback,
+                                lambda: fallback() if _triton_missing()
+                                else full_statistics(mu, Sigma, rotation, head, be, fallback))
+    if current == "products":
         lower = kla.cholesky(sigma, be).reshape((-1, n, n))
         solved = kla.solve_lower_right(lower, torch.cat([kla._swap(frames).reshape((-1, n, n)),
                                                          means.reshape((-1, 1, n))], -2), be).contiguous()
@@ -226,22 +246,23 @@ def full_statistics(mu, Sigma, rotation, head: str, be: Backend, fallback) -> di
         arguments = (sigma, means, turned, *rows[:4], ok, *rows[4:])
         options["UNROLL"] = UNROLL
     try:
-        launched = _kernels()[MODE][(count,)](*arguments, **options)
+        launched = _kernels()[current][(count,)](*arguments, **options)
     except Exception as error:           # Triton could not compile or launch it here
-        return _failed("Triton", error, fallback)
-    if MODE != "products" and not _factored(ok):
+        return _failed(FAILED, "Triton", error, fallback)
+    if current != "products" and not _factored(ok):
         return fallback()
-    LAUNCHES[(MODE, UNROLL, NUM_WARPS, STREAM, n, str(sigma.dtype))] = {
+    LAUNCHES[(current, UNROLL, NUM_WARPS, STREAM, n, str(sigma.dtype))] = {
         "registers": getattr(launched, "n_regs", None), "spills": getattr(launched, "n_spills", None)}
     return _statistics(rotation, head, rows)
 
 
-def _failed(what: str, error: Exception, fallback) -> dict:
-    """A kernel that could not be compiled or launched here: the reason kept in
-    :data:`FAILED` (the library calls from then on), the library calls' statistics now."""
+def _failed(record: list, what: str, error: Exception, fallback) -> dict:
+    """A kernel that could not be compiled or launched here: the reason kept in ``record``
+    (:data:`FAILED`: the library calls from then on; :data:`WARP_FAILED`: Triton from then
+    on), and ``fallback()``'s statistics now."""
     # one line, the compiler's log kept (NVRTC's message is "Kernel compilation failed:" and
     # then the log's lines)
-    FAILED.append(f"{what} failed: {type(error).__name__}: {' '.join(str(error).split())[:400]}")
+    record.append(f"{what} failed: {type(error).__name__}: {' '.join(str(error).split())[:400]}")
     return fallback()
 
 
@@ -266,14 +287,15 @@ def _statistics(rotation, head: str, rows) -> dict:
             "head": head, "operands": (query, key)}
 
 
-def _warp_statistics(sigma, means, turned, rotation, head: str, rows, ok, fallback) -> dict:
+def _warp_statistics(sigma, means, turned, rotation, head: str, rows, ok, fallback, triton) -> dict:
     """:func:`full_statistics` by the CUDA C kernel (:mod:`attngeom.kernels.kl_statistics_cuda`,
-    :data:`NUM_WARPS` warps a block)."""
+    :data:`NUM_WARPS` warps a block); ``triton()``: the same by Triton, where the CUDA C kernel
+    cannot be compiled or launched (recorded in :data:`WARP_FAILED`, Triton from then on)."""
     from attngeom.kernels import kl_statistics_cuda
     try:
         kl_statistics_cuda.launch(sigma, means, turned, *rows[:4], ok, *rows[4:6], rows[6:], NUM_WARPS)
     except Exception as error:           # NVRTC could not compile it, or the launch failed
-        return _failed("CUDA C", error, fallback)
+        return _failed(WARP_FAILED, "CUDA C", error, triton)
     if not _factored(ok):
         return fallback()
     return _statistics(rotation, head, rows)

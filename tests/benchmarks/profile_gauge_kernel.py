@@ -175,11 +175,12 @@ def _fused_forms(tokens: int, settings=None) -> dict:
 
     settings = TRITON_SETTINGS if settings is None else settings
     names = {setting: "{}_u{}_w{}_s{}".format(*setting) for setting in settings}
-    failed = {}                 # a setting Triton cannot compile here: recorded, left out
-    for setting in settings:    # (kept in FAILED it would send every later call to the library)
-        statistics(setting)()
-        if fused.FAILED:
-            failed[names[setting]] = fused.FAILED.pop()
+    failed = {}                 # a setting that cannot compile here: recorded, left out (kept in
+    for setting in settings:    # FAILED it would send every later call to the library, in
+        statistics(setting)()   # WARP_FAILED every later "warp" call to Triton)
+        for record in (fused.FAILED, fused.WARP_FAILED):
+            if record:
+                failed[names[setting]] = record.pop()
     settings = [setting for setting in settings if names[setting] not in failed]
     forms = {"statistics_" + names[setting]: statistics(setting) for setting in settings}
     forms["statistics_library"] = library

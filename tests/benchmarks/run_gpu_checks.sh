@@ -50,7 +50,11 @@ if [ "$part" = all ]; then
     # Measured on an H200, seventh session (2026-11-26): gauge-graphs 61 s (with the Triton
     # kernel's tests), gauge-profile 27 s (8 settings at N = 128 and 1024, each compiles
     # once), gauge 80 s (it hit an 80 s limit once), hyperbolic-compiled 66 s,
-    # hyperbolic-attention 105 s; gauge-graphs-warp (the CUDA C statistics, new) not yet run.
+    # hyperbolic-attention 105 s.  Eighth session (2026-11-27, an H200): gauge-graphs-warp
+    # 57 s, gauge-profile 26 s, gauge-graphs 72 s, gauge 76 s, hyperbolic-compiled 66 s,
+    # hyperbolic-attention 114 s (411 s in all).  Since then the CUDA C statistics are the
+    # default, so gauge-graphs times them too and gauge-graphs-warp repeats it (kept as the
+    # named A/B).
     # gauge-compiled (the compiled kernel: never the fast form, 3.8-5.8x the layer at N = 1024
     # in four sessions), throughput (30-35 s, unchanged code, measured in five sessions),
     # tests-other, gauge-jax (jax-cuda meets the targets, measured twice), reach-torch,

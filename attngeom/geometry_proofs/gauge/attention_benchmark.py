@@ -380,18 +380,23 @@ def run_benchmark(config: BenchmarkConfig,
 
 
 def _statistics_path(config: BenchmarkConfig, be, mu, sigma, frames) -> str:
-    """How the eager structured kernel computed its per-token statistics: "triton" (the fused
-    kernel of :mod:`attngeom.kernels.kl_statistics_triton`), "CUDA C (one warp a matrix)"
-    (its mode "warp", :mod:`attngeom.kernels.kl_statistics_cuda`), "compiled C (instruction set)"
+    """How the eager structured kernel computed its per-token statistics: "CUDA C (one warp a
+    matrix)" (the default mode "warp" of :mod:`attngeom.kernels.kl_statistics_triton`,
+    :mod:`attngeom.kernels.kl_statistics_cuda`), "triton" (its Triton kernels; "triton (why
+    not the CUDA C kernel)" where "warp" fell back to them), "compiled C (instruction set)"
     (:mod:`attngeom.kernels.kl_statistics_cpu`) or "library calls (why not)"."""
-    from attngeom.kernels import kl_statistics_cpu, kl_statistics_triton
+    from attngeom.kernels import kl_statistics_cpu, kl_statistics_cuda, kl_statistics_triton
     rotation = frames           # the compiled kernels' conditions do not depend on the values
     compiled = kl_statistics_cpu.unavailable(be, mu, sigma, rotation)
     if compiled is None:
         return f"compiled C ({kl_statistics_cpu.instruction_set()})"
     triton = "diagonal Sigma" if config.diagonal else kl_statistics_triton.unavailable(be, mu, sigma, rotation)
     if triton is None:
-        return "CUDA C (one warp a matrix)" if kl_statistics_triton.MODE == "warp" else "triton"
+        if kl_statistics_triton.mode() == "warp":
+            return "CUDA C (one warp a matrix)"
+        instead = kl_statistics_triton.WARP_FAILED[:1] or (
+            [kl_statistics_cuda.compiler_missing()] if kl_statistics_triton.MODE == "warp" else [])
+        return f"triton ({instead[0]})" if instead else "triton"
     return f"library calls ({compiled}; {triton})"
 
 
