@@ -54,7 +54,8 @@ if [ "$part" = all ]; then
     # 57 s, gauge-profile 26 s, gauge-graphs 72 s, gauge 76 s, hyperbolic-compiled 66 s,
     # hyperbolic-attention 114 s (411 s in all).  Since then the CUDA C statistics are the
     # default, so gauge-graphs times them too and gauge-graphs-warp repeats it (kept as the
-    # named A/B).
+    # named A/B).  tests-other ran past 185 s there (13 of 15 tests; the Triton tests compile
+    # per n and dtype): give it 300 s in a call of its own.
     # gauge-compiled (the compiled kernel: never the fast form, 3.8-5.8x the layer at N = 1024
     # in four sessions), throughput (30-35 s, unchanged code, measured in five sessions),
     # tests-other, gauge-jax (jax-cuda meets the targets, measured twice), reach-torch,
