@@ -24,6 +24,7 @@ from attngeom.kernels import kl_statistics_triton as fused
 from attngeom.kernels.backend import get_backend
 from attngeom.kernels.kl_attention import skew, so_dimension
 from attngeom.kernels.sampling import Sampler
+from tests.test_kl_statistics_triton import BrokenKernel
 
 torch = pytest.importorskip("torch")
 
@@ -194,14 +195,7 @@ def test_warp_is_the_default_and_triton_stands_in_where_it_cannot_run(monkeypatc
         raise RuntimeError("Kernel compilation failed:\nerror: something")
     monkeypatch.setattr(warp, "_kernel", broken_kernel)
     launches = []
-
-    class BrokenTriton:
-        def __getitem__(self, grid):
-            def launch(*args, **kwargs):
-                launches.append(grid)
-                raise RuntimeError("no Triton here")
-            return launch
-    monkeypatch.setattr(fused, "_kernels", lambda: {"fused": BrokenTriton()})
+    monkeypatch.setattr(fused, "_kernels", lambda: {"fused": BrokenKernel(launches, "no Triton here")})
     want = _library(mu, sigma, rotation, head, be)
     got = fused.full_statistics(mu, sigma, rotation, head, be, lambda: want)
     assert got is want and launches == [(1 * 2 * 3,)]

@@ -74,6 +74,20 @@ def test_where_the_fused_statistics_apply():
         os.environ.pop("TRITON_INTERPRET", None)
 
 
+class BrokenKernel:
+    """A stand-in for a Triton kernel of ``_kernels()`` whose every launch raises
+    RuntimeError(``message``), recording its grid in ``launches``."""
+
+    def __init__(self, launches: list, message: str):
+        self.launches, self.message = launches, message
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            self.launches.append(grid)
+            raise RuntimeError(self.message)
+        return launch
+
+
 def test_a_launch_that_fails_falls_back_once_and_says_why(monkeypatch):
     """A kernel that Triton cannot compile or launch: the library calls' numbers, the reason
     kept on one line with what followed its first (a compiler's log; ``unavailable`` returns it
@@ -82,18 +96,11 @@ def test_a_launch_that_fails_falls_back_once_and_says_why(monkeypatch):
     be = get_backend("torch")
     mu, sigma, frames = (torch.as_tensor(x) for x in _inputs())
     launches = []
-
-    class Broken:
-        def __getitem__(self, grid):
-            def launch(*args, **kwargs):
-                launches.append(grid)
-                raise RuntimeError("no compiler for this device\nmore lines")
-            return launch
-
+    broken = BrokenKernel(launches, "no compiler for this device\nmore lines")
     monkeypatch.setattr(fused, "INTERPRETED_ON_CPU", True)
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     monkeypatch.setattr(fused, "_triton_missing", lambda: None)
-    monkeypatch.setattr(fused, "_kernels", lambda: {"fused": Broken(), "products": Broken()})
+    monkeypatch.setattr(fused, "_kernels", lambda: {"fused": broken, "products": broken})
     monkeypatch.setattr(fused, "FAILED", [])
     monkeypatch.setattr(fused, "MODE", "fused")
     assert fused.unavailable(be, mu, sigma, frames) is None
