@@ -741,8 +741,9 @@ def rotated_statistics(mu, Sigma, frames, be: Backend, *, diagonal_sigma: bool =
     * ``precision_nu`` P_i nu_i = R_i^T Sigma_i^{-1} mu_i,   shape=[..., H, N, n]
     * ``offset``    nu_i^T P_i nu_i + logdet Sigma_i,         shape=[..., H, N]
     * ``logdet``    logdet Sigma_i,                           shape=[..., H, N]
-    * ``operands``  (diagonal Sigma on NumPy and torch's CPU; full Sigma from the Triton
-      kernel of :mod:`attngeom.kernels.kl_statistics_triton`, torch-cuda outside autograd;
+    * ``operands``  (diagonal Sigma on NumPy and torch's CPU; full Sigma from the CUDA C
+      kernel (the default) or the Triton kernel of :mod:`attngeom.kernels.kl_statistics_triton`,
+      torch-cuda outside autograd;
       full and diagonal Sigma from the C kernel of :mod:`attngeom.kernels.kl_statistics_cpu`,
       NumPy and torch's CPU outside autograd) the result of :func:`pairwise_operands` with offsets, built in
       place; ``second`` is a view of its query rows (on NumPy and from the compiled kernels
@@ -767,7 +768,7 @@ def rotated_statistics(mu, Sigma, frames, be: Backend, *, diagonal_sigma: bool =
 
 def _full_statistics(mu, Sigma, rotation, head: str, be: Backend) -> dict:
     """:func:`rotated_statistics` for full Sigma as batched library calls (differentiable;
-    outside autograd :mod:`attngeom.kernels.kl_statistics_triton` on torch-cuda and
+    outside autograd :mod:`attngeom.kernels.kl_statistics_triton` (CUDA C or Triton) on torch-cuda and
     :mod:`attngeom.kernels.kl_statistics_cpu` on the CPU compute the same numbers in one
     kernel)."""
     n = mu.shape[-1]

@@ -145,12 +145,12 @@ def setting() -> tuple:
 
 
 @contextlib.contextmanager
-def configured(mode: str, unroll: int = 0, warps: int = 2, stream: int = 0):
-    """Within it the kernels launch with ``mode``, ``unroll``, ``warps`` and ``stream`` (the
-    benchmark's A/B)."""
+def configured(name: str, unroll: int = 0, warps: int = 2, stream: int = 0):
+    """Within it the kernels launch with the mode ``name`` (one of :data:`MODES`), ``unroll``,
+    ``warps`` and ``stream`` (the benchmark's A/B)."""
     global MODE, UNROLL, NUM_WARPS, STREAM
     previous = MODE, UNROLL, NUM_WARPS, STREAM
-    MODE, UNROLL, NUM_WARPS, STREAM = mode, unroll, warps, stream
+    MODE, UNROLL, NUM_WARPS, STREAM = name, unroll, warps, stream
     try:
         yield
     finally:
