@@ -178,7 +178,10 @@ def test_cuda_graphs():
     and diagonal Sigma, float64: the timed calls are replays (no fallback), graphed = eager
     to 1e-12; figures to gauge_attention_torch_cuda_graphs_*.json.  The 3x target is judged
     against the graphed and against the eager standard layer; both ratios are recorded and
-    printed, not asserted (the first graphed measurement: docs/gauge-attention.md)."""
+    printed.  Asserted after every configuration has been written: graphed (b) within 3x of
+    the eager standard layer at every N (met at every N since the CUDA C statistics, eighth
+    GPU session: 0.88-2.34x); like against like (the layer graphed too) is recorded only
+    (3.5-4.7x below N = 2048 there; docs/gauge-attention.md, "Eighth GPU session")."""
     from tests.conftest import cuda_available
     if not cuda_available("torch"):
         pytest.skip("torch sees no CUDA device")
@@ -197,3 +200,6 @@ def test_cuda_graphs():
                               "structured_graphed_over_standard_graphed",
                               "structured_graphed_static_over_standard")}
     print("\nstructured (eager, graphed) / standard layer (eager, graphed):", ratios)
+    misses = {label: r["structured_graphed_over_standard"] for label, r in ratios.items()
+              if r["structured_graphed_over_standard"] > CUDA_TARGET_OVER_STANDARD}
+    assert not misses, f"graphed (b) above {CUDA_TARGET_OVER_STANDARD}x the eager standard layer: {misses}"
