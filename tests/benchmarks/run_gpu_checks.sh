@@ -16,12 +16,16 @@
 #   bash tests/benchmarks/run_gpu_checks.sh gauge        # GT KL attention on CUDA (issue 14): the CLI
 #                                                        # (eager and graphed) and the torch sweep
 #   bash tests/benchmarks/run_gpu_checks.sh gauge-graphs # the sweep from CUDA graphs (issue 26) and
-#                                                        # the kernel's gpu tests (with the Triton
-#                                                        # per-token statistics')
+#                                                        # the kernel's gpu tests (with the per-token
+#                                                        # statistics' in both modes: CUDA C, Triton)
 #   bash tests/benchmarks/run_gpu_checks.sh gauge-graphs-warp  # the graphed sweep with the CUDA C
 #                                                        # per-token statistics (one warp a matrix,
-#                                                        # ATTNGEOM_GT_STATISTICS=warp; JSON under
+#                                                        # ATTNGEOM_GT_STATISTICS=warp, the default
+#                                                        # since the eighth session; JSON under
 #                                                        # warp/) and their gpu test
+#   bash tests/benchmarks/run_gpu_checks.sh gauge-graphs-triton  # the same with the Triton
+#                                                        # statistics (ATTNGEOM_GT_STATISTICS=fused;
+#                                                        # JSON under triton/): the sweep's A/B
 #   bash tests/benchmarks/run_gpu_checks.sh gauge-jax    # the jax-cuda sweep (slowest: compiles per N)
 #   bash tests/benchmarks/run_gpu_checks.sh gauge-compiled  # the CLI with torch.compile (reduce-overhead),
 #                                                        # N = 128, 512, 1024 (GAUGE_COMPILED_N), full and diagonal Sigma
@@ -43,19 +47,20 @@
 # Results (JSON and logs) go to $OUT when set (the device tool's output folder), else to
 # tests/benchmarks/results/gpu.
 set -o pipefail
-part=${1:?usage: run_gpu_checks.sh tests|tests-other|reach-torch|reach-jax|throughput|gauge|gauge-graphs|gauge-graphs-warp|gauge-jax|gauge-profile|hyperbolic|hyperbolic-attention|hyperbolic-compiled|gauge-compiled|gec|all}
+part=${1:?usage: run_gpu_checks.sh tests|tests-other|reach-torch|reach-jax|throughput|gauge|gauge-graphs|gauge-graphs-warp|gauge-graphs-triton|gauge-jax|gauge-profile|hyperbolic|hyperbolic-attention|hyperbolic-compiled|gauge-compiled|gec|all}
 if [ "$part" = all ]; then
     # priority order, each part:seconds; a part that runs past its limit is stopped and the
-    # next one starts (the defaults sum to 540 s, under the device tool's 10-minute call).
+    # next one starts (the defaults sum to 460 s, under the device tool's 10-minute call).
     # Measured on an H200, seventh session (2026-11-26): gauge-graphs 61 s (with the Triton
     # kernel's tests), gauge-profile 27 s (8 settings at N = 128 and 1024, each compiles
     # once), gauge 80 s (it hit an 80 s limit once), hyperbolic-compiled 66 s,
     # hyperbolic-attention 105 s.  Eighth session (2026-11-27, an H200): gauge-graphs-warp
     # 57 s, gauge-profile 26 s, gauge-graphs 72 s, gauge 76 s, hyperbolic-compiled 66 s,
     # hyperbolic-attention 114 s (411 s in all).  Since then the CUDA C statistics are the
-    # default, so gauge-graphs times them too and gauge-graphs-warp repeats it (kept as the
-    # named A/B).  tests-other ran past 185 s there (13 of 15 tests; the Triton tests compile
-    # per n and dtype): give it 300 s in a call of its own.
+    # default, so gauge-graphs times them and gauge-graphs-warp left the defaults (the A/B
+    # with Triton: gauge-profile's fused_ab, or gauge-graphs-triton).  tests-other ran past
+    # 185 s there (13 of 15 tests; the Triton tests compile per n and dtype): give it 300 s
+    # in a second call (GPU_PARTS="tests-other:300"), which the 460 s of defaults leave room for.
     # gauge-compiled (the compiled kernel: never the fast form, 3.8-5.8x the layer at N = 1024
     # in four sessions), throughput (30-35 s, unchanged code, measured in five sessions),
     # tests-other, gauge-jax (jax-cuda meets the targets, measured twice), reach-torch,
@@ -64,7 +69,7 @@ if [ "$part" = all ]; then
     export GAUGE_COMPILED_N=${GAUGE_COMPILED_N:-1024}
     final=${OUT:-tests/benchmarks/results/gpu}
     scratch=$(mktemp -d)
-    for spec in ${GPU_PARTS:-gauge-graphs:90 gauge-profile:60 gauge-graphs-warp:80 gauge:110 hyperbolic-compiled:70 hyperbolic-attention:130}; do
+    for spec in ${GPU_PARTS:-gauge-graphs:90 gauge-profile:60 gauge:110 hyperbolic-compiled:70 hyperbolic-attention:130}; do
         each=${spec%%:*}; limit=${spec##*:}
         start=$SECONDS
         OUT="$scratch" timeout "$limit" bash "$0" "$each" > /dev/null 2>&1
@@ -111,6 +116,9 @@ case "$part" in
     gauge-graphs-warp) mkdir -p "$out/warp"
                  ATTNGEOM_GT_STATISTICS=warp ATTNGEOM_BENCH_DIR="$out/warp" run -m gpu \
                      tests/benchmarks/test_gauge_attention_bench.py::test_cuda_graphs tests/test_kl_statistics_cuda.py ;;
+    gauge-graphs-triton) mkdir -p "$out/triton"
+                 ATTNGEOM_GT_STATISTICS=fused ATTNGEOM_BENCH_DIR="$out/triton" run -m gpu \
+                     tests/benchmarks/test_gauge_attention_bench.py::test_cuda_graphs ;;
     gauge-jax)   run -m gpu "tests/benchmarks/test_gauge_attention_bench.py::test_cuda[jax]" ;;
     gauge-compiled) # one CLI call per N and Sigma (each compiles once: ~25 s on an H100), JSON
                  # each; GAUGE_COMPILED_N overrides the token counts
