@@ -23,9 +23,6 @@
 #                                                        # ATTNGEOM_GT_STATISTICS=warp, the default
 #                                                        # since the eighth session; JSON under
 #                                                        # warp/) and their gpu test
-#   bash tests/benchmarks/run_gpu_checks.sh gauge-graphs-triton  # the same with the Triton
-#                                                        # statistics (ATTNGEOM_GT_STATISTICS=fused;
-#                                                        # JSON under triton/): the sweep's A/B
 #   bash tests/benchmarks/run_gpu_checks.sh gauge-jax    # the jax-cuda sweep (slowest: compiles per N)
 #   bash tests/benchmarks/run_gpu_checks.sh gauge-compiled  # the CLI with torch.compile (reduce-overhead),
 #                                                        # N = 128, 512, 1024 (GAUGE_COMPILED_N), full and diagonal Sigma
@@ -47,7 +44,7 @@
 # Results (JSON and logs) go to $OUT when set (the device tool's output folder), else to
 # tests/benchmarks/results/gpu.
 set -o pipefail
-part=${1:?usage: run_gpu_checks.sh tests|tests-other|reach-torch|reach-jax|throughput|gauge|gauge-graphs|gauge-graphs-warp|gauge-graphs-triton|gauge-jax|gauge-profile|hyperbolic|hyperbolic-attention|hyperbolic-compiled|gauge-compiled|gec|all}
+part=${1:?usage: run_gpu_checks.sh tests|tests-other|reach-torch|reach-jax|throughput|gauge|gauge-graphs|gauge-graphs-warp|gauge-jax|gauge-profile|hyperbolic|hyperbolic-attention|hyperbolic-compiled|gauge-compiled|gec|all}
 if [ "$part" = all ]; then
     # priority order, each part:seconds; a part that runs past its limit is stopped and the
     # next one starts (the defaults sum to 460 s, under the device tool's 10-minute call).
@@ -58,7 +55,7 @@ if [ "$part" = all ]; then
     # 57 s, gauge-profile 26 s, gauge-graphs 72 s, gauge 76 s, hyperbolic-compiled 66 s,
     # hyperbolic-attention 114 s (411 s in all).  Since then the CUDA C statistics are the
     # default, so gauge-graphs times them and gauge-graphs-warp left the defaults (the A/B
-    # with Triton: gauge-profile's fused_ab, or gauge-graphs-triton).  tests-other ran past
+    # with Triton, in one process: gauge-profile's fused_ab).  tests-other ran past
     # 185 s there (13 of 15 tests; the Triton tests compile per n and dtype): give it 300 s
     # in a second call (GPU_PARTS="tests-other:300"), which the 460 s of defaults leave room for.
     # gauge-compiled (the compiled kernel: never the fast form, 3.8-5.8x the layer at N = 1024
@@ -116,9 +113,6 @@ case "$part" in
     gauge-graphs-warp) mkdir -p "$out/warp"
                  ATTNGEOM_GT_STATISTICS=warp ATTNGEOM_BENCH_DIR="$out/warp" run -m gpu \
                      tests/benchmarks/test_gauge_attention_bench.py::test_cuda_graphs tests/test_kl_statistics_cuda.py ;;
-    gauge-graphs-triton) mkdir -p "$out/triton"
-                 ATTNGEOM_GT_STATISTICS=fused ATTNGEOM_BENCH_DIR="$out/triton" run -m gpu \
-                     tests/benchmarks/test_gauge_attention_bench.py::test_cuda_graphs ;;
     gauge-jax)   run -m gpu "tests/benchmarks/test_gauge_attention_bench.py::test_cuda[jax]" ;;
     gauge-compiled) # one CLI call per N and Sigma (each compiles once: ~25 s on an H100), JSON
                  # each; GAUGE_COMPILED_N overrides the token counts
