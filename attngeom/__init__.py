@@ -1,9 +1,12 @@
 """attngeom: executable claims about the geometry of attention.
 
-One import name holds the whole toolkit: ``attngeom.kernels`` (the checking engine),
-``attngeom.lightning_alg`` (ADM and HMK: the attention variety, its invariants, fibres and
-dimension), ``attngeom.geometry_proofs`` (GEC, GT and RGT: curvature, gauge and hyperbolic
-attention) and ``attngeom.cli`` (the ``attngeom`` command; ``python -m attngeom``).
+One import name holds the whole toolkit: ``attngeom.core`` (the verification contract:
+claims, verdicts, certificates, errata), ``attngeom.kernels`` (compute: backends, prime
+fields, Jacobians, curvature), ``attngeom.lightning_alg`` (ADM and HMK: the attention
+variety, its invariants, fibres and dimension), ``attngeom.geometry_proofs`` (GEC, GT and
+RGT: curvature, gauge and hyperbolic attention, each paper's accelerated kernels in its
+``accelerated/``) and ``attngeom.cli`` (the ``attngeom`` command; ``python -m attngeom``).
+The map of the tree is ``docs/DEVELOPING.md``.
 
 The public Python API (:mod:`attngeom.api`, documented in ``docs/api.md``)::
 
@@ -20,8 +23,7 @@ what it needs on its first call.
 
 from typing import TYPE_CHECKING
 
-from attngeom.kernels import __version__
-
+from attngeom.core import __version__
 if TYPE_CHECKING:
     from attngeom.api import (BadInput, NotApplicable, atlas, certify, check_certificates, claims,
                               curvature, dimension, errata, ideal, show, verify)

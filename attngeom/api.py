@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from attngeom.kernels.errors import BadInput, NotApplicable
+from attngeom.core.errors import BadInput, NotApplicable
 
 if TYPE_CHECKING:
-    from attngeom.kernels.errata_report import ErrataReport
-    from attngeom.kernels.verdict import Verdict
-    from attngeom.lightning_alg.ideal.atlas_report import AtlasReport
+    from attngeom.core.errata_report import ErrataReport
+    from attngeom.core.verdict import Verdict
+    from attngeom.lightning_alg.atlas.pages import AtlasReport
     from attngeom.lightning_alg.ideal.report import IdealReport
     from attngeom.results import (CertificateCheck, CertificateRun, ClaimList, CurvatureReport,
                                   ShownObjects)
@@ -43,14 +43,14 @@ def _registry():
 
 def _context(seed: int, samples: int | None, backend: str, device: str,
              progress: Progress | None = None):
-    from attngeom.kernels.claim import CheckContext
+    from attngeom.core.claim import CheckContext
     return CheckContext(seed=seed, samples=samples, backend=backend, device=device,
                         **({"progress": progress} if progress else {}))
 
 
 def _integer(name: str, value: Any, minimum: int | None = None) -> int:
     """An integer argument, refused as the claims refuse ``--name`` (no bools, no floats)."""
-    from attngeom.kernels.claim import Param
+    from attngeom.core.claim import Param
     if isinstance(value, bool) or isinstance(value, float):
         value = str(value)
     return Param(name, "", minimum=minimum)._int(value)
@@ -123,7 +123,7 @@ def verify(claim: str, *, method: str = "auto", backend: str = "numpy", device: 
     >>> verdict.status.holds
     True
     """
-    from attngeom.kernels.claim import METHODS
+    from attngeom.core.claim import METHODS
     if method not in ("auto",) + METHODS:
         raise BadInput(f"unknown method {str(method)[:40]!r}; choose one of "
                        f"{', '.join(('auto',) + METHODS)}")
@@ -311,7 +311,7 @@ def ideal(d: int, t: int, a: int | None = None, dprime: int = 1, col: int = 1,
     >>> report = attngeom.ideal(2, 2, max_degree=2, families="none")
     >>> report.by_degree("minimal_generators", nonzero=True)  # doctest: +SKIP
     """
-    from attngeom.kernels.executor import make_executor
+    from attngeom.core.executor import make_executor
     from attngeom.lightning_alg.claims import family_claims
     from attngeom.lightning_alg.ideal.attribution import parse_budget
     from attngeom.lightning_alg.ideal.report import compute_ideal
@@ -393,8 +393,8 @@ def atlas(grid: str | None = None, max_degree: int = 4, *, out: str | None = Non
     >>> report = attngeom.atlas("2,2,1..2", max_degree=2, families="none")  # doctest: +SKIP
     >>> [r["minimal_generators"] for r in report.records]  # doctest: +SKIP
     """
-    from attngeom.kernels.executor import make_executor
-    from attngeom.lightning_alg.ideal.atlas import compute_atlas
+    from attngeom.core.executor import make_executor
+    from attngeom.lightning_alg.atlas.sweep import compute_atlas
 
     max_degree = _integer("max_degree", max_degree)
     seed = _integer("seed", seed)
@@ -462,8 +462,8 @@ def dimension(d: int | Sequence[int], t: int | None = None, a: int | Sequence[in
     """
     from functools import partial
 
-    from attngeom.kernels.claim import CheckContext
-    from attngeom.kernels.executor import make_executor
+    from attngeom.core.claim import CheckContext
+    from attngeom.core.executor import make_executor
     from attngeom.lightning_alg.claims.hmk import run_dimension
 
     raw = {"layers": layers, "d": d, "a": a, "t": t, "dprime": dprime, "heads": heads,
@@ -581,8 +581,8 @@ def errata(source: str | None = None, certificates: str | None = None, *,
     >>> report = attngeom.errata("HMK", certificates="certificates")  # doctest: +SKIP
     >>> {row.kind for row in report.rows}  # doctest: +SKIP
     """
-    from attngeom.kernels.errata_report import collect_errata
-    from attngeom.kernels.executor import make_executor
+    from attngeom.core.errata_report import collect_errata
+    from attngeom.core.executor import make_executor
     from attngeom.registry import REGISTRY, check_source, claims_of, errata_task
 
     selected = claims_of(check_source(source))
@@ -652,8 +652,8 @@ def certify(claim: str | None = None, *, out: str, suite: str | None = None,
     """
     from pathlib import Path
 
-    from attngeom.kernels.certificate_jobs import CertificateJob, suite_jobs, write_certificates
-    from attngeom.kernels.executor import make_executor
+    from attngeom.core.certificate_jobs import CertificateJob, suite_jobs, write_certificates
+    from attngeom.core.executor import make_executor
     from attngeom.registry import certify_task, check_source, claims_of
     from attngeom.results import CertificateRun
 
@@ -724,9 +724,9 @@ def check_certificates(directory: str, *, workers: int | None = None,
     """
     from pathlib import Path
 
-    from attngeom.kernels.certificate_jobs import recheck_certificates
-    from attngeom.kernels.certificates import certificate_files
-    from attngeom.kernels.executor import make_executor
+    from attngeom.core.certificate_jobs import recheck_certificates
+    from attngeom.core.certificates import certificate_files
+    from attngeom.core.executor import make_executor
     from attngeom.registry import recheck_task
     from attngeom.results import CertificateCheck
 

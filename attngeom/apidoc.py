@@ -22,10 +22,10 @@ SECTIONS = ("Parameters", "Returns", "Raises", "Examples", "Attributes")
 
 def _types() -> list[tuple[str, type, tuple[str, ...]]]:
     """The types the functions return: (name shown, class, public methods documented)."""
-    from attngeom.kernels.errata_report import ErrataReport
-    from attngeom.kernels.errors import BadInput, NotApplicable
-    from attngeom.kernels.verdict import Verdict
-    from attngeom.lightning_alg.ideal.atlas_report import AtlasReport
+    from attngeom.core.errata_report import ErrataReport
+    from attngeom.core.errors import BadInput, NotApplicable
+    from attngeom.core.verdict import Verdict
+    from attngeom.lightning_alg.atlas.pages import AtlasReport
     from attngeom.lightning_alg.ideal.report import IdealReport
     from attngeom.results import (CertificateCheck, CertificateRun, ClaimList, CurvatureReport,
                                   ShownObjects)

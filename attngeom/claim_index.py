@@ -10,7 +10,7 @@ module of the claim they check (:func:`load_claim`).
 
 The file is generated from the live registry and committed::
 
-    python -m attngeom.claim_index > attngeom/claim_index.json
+    python -m attngeom.registry > attngeom/claim_index.json
 
 ``tests/test_claim_index.py`` fails when it is stale (a claim added, a statement or
 parameter changed).  A stale index never gives a wrong claim: an id it does not know, or
@@ -32,7 +32,7 @@ POLYNOMIAL_CLAIM = ("attngeom.lightning_alg.user_polynomial", "PolynomialClaim")
 
 
 class ParamInfo(NamedTuple):
-    """A claim parameter as indexed: the fields of :class:`attngeom.kernels.claim.Param`."""
+    """A claim parameter as indexed: the fields of :class:`attngeom.core.claim.Param`."""
 
     name: str
     help: str
@@ -60,10 +60,9 @@ def _defining_module(claim, modules: list[tuple[str, list]]) -> str:
     return min(holders)[1]
 
 
-def build() -> dict[str, Any]:
-    """The index of the live registry (imports every claim module)."""
-    from attngeom.registry import full_registry
-    registry = full_registry()
+def build(registry) -> dict[str, Any]:
+    """The index of ``registry``, the live :func:`attngeom.registry.full_registry` (every
+    claim module imported)."""
     registry.all_params()                      # raises if a name is a flag for one claim only
     modules = sorted((name, list(module.CLAIMS)) for name, module in list(sys.modules.items())
                      if name.startswith("attngeom.") and module is not None
@@ -106,7 +105,7 @@ def entries() -> list[dict[str, Any]]:
 
 
 def describe(entry: dict[str, Any]) -> dict[str, Any]:
-    """What :meth:`attngeom.kernels.claim.Claim.describe` gives, from the index."""
+    """What :meth:`attngeom.core.claim.Claim.describe` gives, from the index."""
     return {"id": entry["id"], "source": entry["source"], "statement": entry["statement"],
             "methods": list(entry["methods"]), "params": [p["name"] for p in entry["params"]]}
 
@@ -118,7 +117,7 @@ def _params(items: list[dict[str, Any]]) -> list[ParamInfo]:
 
 def all_params() -> dict[str, ParamInfo]:
     """Every parameter name some claim uses, first use first (as
-    :meth:`attngeom.kernels.claim.ClaimRegistry.all_params`)."""
+    :meth:`attngeom.core.claim.ClaimRegistry.all_params`)."""
     out: dict[str, ParamInfo] = {}
     for entry in load()["claims"]:
         for p in _params(entry["params"]):
@@ -143,11 +142,3 @@ def load_claim(claim_id: str):
         if claim.id == claim_id:
             return claim
     return None
-
-
-def main() -> None:
-    sys.stdout.write(render(build()))
-
-
-if __name__ == "__main__":
-    main()

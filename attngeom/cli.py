@@ -14,17 +14,17 @@ from typing import TYPE_CHECKING
 import click
 
 from attngeom import api, claim_index
-from attngeom.kernels import __version__
+from attngeom.core import __version__
 from attngeom.kernels.backend import BACKENDS, DEVICES
-from attngeom.kernels.claim import FORMATS, METHODS
-from attngeom.kernels.errata_report import FORMATS as ERRATA_FORMATS
-from attngeom.kernels.errors import BadInput, NotApplicable
+from attngeom.core.claim import FORMATS, METHODS
+from attngeom.core.errata_report import FORMATS as ERRATA_FORMATS
+from attngeom.core.errors import BadInput, NotApplicable
 from attngeom.kernels.threads import configure as configure_threads
 from attngeom.registry import SOURCES
 
 if TYPE_CHECKING:
-    from attngeom.kernels.claim import CheckContext
-    from attngeom.kernels.verdict import Verdict
+    from attngeom.core.claim import CheckContext
+    from attngeom.core.verdict import Verdict
 
 # The claim modules, the certificate machinery and the executors load when a command needs
 # them: options, `attngeom list` and --help come from the claim index (attngeom.claim_index),
@@ -72,7 +72,7 @@ def _check_options(func):
 
 def _executor_options(workers_default="1"):
     """Decorator adding --workers N / --scheduler ADDRESS: where the independent tasks of a
-    command run (attngeom.kernels.executor); results are the same wherever they run."""
+    command run (attngeom.core.executor); results are the same wherever they run."""
     def decorate(func):
         func = click.option("--scheduler", default=None, metavar="ADDRESS",
                             help="run the tasks on the Dask cluster whose scheduler is at "
@@ -94,18 +94,18 @@ def _progress(as_json):
 
 
 def _context(seed, samples, backend, device, as_json) -> CheckContext:
-    from attngeom.kernels.claim import CheckContext
+    from attngeom.core.claim import CheckContext
     progress = _progress(as_json)
     return CheckContext(seed=seed, samples=samples, backend=backend, device=device,
                         **({"progress": progress} if progress else {}))
 
 
 def _print_verdict(verdict: Verdict, as_json: bool) -> int:
-    """The verdict on stdout (:func:`attngeom.kernels.verdict_format.format_verdict`, or JSON); the
+    """The verdict on stdout (:func:`attngeom.core.verdict_format.format_verdict`, or JSON); the
     exit code.  Not-applicable: with --json the JSON still goes to stdout, and either way
     one line on stderr (:func:`_raise_if_not_applicable`)."""
-    from attngeom.kernels.verdict import Status
-    from attngeom.kernels.verdict_format import format_verdict
+    from attngeom.core.verdict import Status
+    from attngeom.core.verdict_format import format_verdict
     if as_json:
         click.echo(json.dumps(verdict.to_json(), indent=1, default=str))
     elif verdict.status is not Status.NOT_APPLICABLE:
@@ -117,7 +117,7 @@ def _print_verdict(verdict: Verdict, as_json: bool) -> int:
 def _raise_if_not_applicable(verdict: Verdict) -> None:
     """Not-applicable ends every command the same way: ``attngeom: not-applicable:
     HYPOTHESIS`` on stderr, exit code 2 (README, "Exit codes")."""
-    from attngeom.kernels.verdict import Status
+    from attngeom.core.verdict import Status
     if verdict.status is Status.NOT_APPLICABLE:
         raise NotApplicable(verdict.summary)
 
@@ -228,7 +228,7 @@ def check_certificates(directory, as_json, junit_path, workers, scheduler):
     """Validate and re-run every certificate in DIRECTORY and compare each value by its
     evidence kind.  Exit 0 when all check out, 1 naming each one that differs, 2 when one
     is not a valid certificate (or DIRECTORY is none)."""
-    from attngeom.kernels.atomic_files import write_text_atomically
+    from attngeom.core.atomic_files import write_text_atomically
     check = api.check_certificates(directory, workers=workers, scheduler=scheduler,
                                    progress=_progress(as_json))
     if junit_path:
@@ -254,7 +254,7 @@ def check_certificates(directory, as_json, junit_path, workers, scheduler):
 @_executor_options()
 def errata(source, fmt, cert_dir, workers, scheduler):
     """Every printed statement found wrong across the papers: paper, location, kind, what is
-    printed, what holds, the witness and the claim (attngeom.kernels.errata_report).  Runs every
+    printed, what holds, the witness and the claim (attngeom.core.errata_report).  Runs every
     claim at its paper examples (as `certify --suite paper` does)."""
     report = api.errata(source, cert_dir, workers=workers, scheduler=scheduler,
                         progress=_progress(fmt == "json"))
@@ -365,8 +365,8 @@ def dimension(layers, d, a, t, dprime, softmax, heads, skip, causal, figure3, ou
     parallel, or one point where the cluster is."""
     from attngeom.lightning_alg.claims.hmk import dimension_lines, dimension_report
     from attngeom.lightning_alg.hmk.figure3 import figure3_rows, plot_figure3, rows_are_right
-    from attngeom.kernels.executor import make_executor
-    from attngeom.kernels.verdict import Status
+    from attngeom.core.executor import make_executor
+    from attngeom.core.verdict import Status
 
     context = _context(seed, samples, backend, device, as_json)
     if figure3:
@@ -585,7 +585,7 @@ def experiment_gec(task, seeds, epochs, workers, scheduler, centres, device, out
     proxy and the invariant Gaussian curvature, write the CSV, figures and Table 1."""
     from attngeom.geometry_proofs.gating.experiment.report import run_and_report, summary_lines
     from attngeom.geometry_proofs.gating.experiment.runner import experiment_config
-    from attngeom.kernels.executor import make_executor
+    from attngeom.core.executor import make_executor
     config = experiment_config(task, seeds, epochs, workers, centres, device)
     with make_executor(workers if scheduler else config.workers, scheduler) as executor:
         summary = run_and_report(config, Path(out_dir), _progress(as_json), executor)
@@ -618,7 +618,7 @@ def experiment_gec_readings(seeds, epochs, inits, centres, workers, scheduler, d
     import time
     from dataclasses import replace as _replace
     from attngeom.geometry_proofs.gating.experiment import readings
-    from attngeom.kernels.executor import make_executor
+    from attngeom.core.executor import make_executor
     config = readings.readings_config(seeds, epochs, 1 if workers is None else workers, inits, device)
     if not 1 <= centres <= 1000:
         raise BadInput(f"--centres must be between 1 and 1000; got {centres}")

@@ -4,17 +4,20 @@ HMK) and of ``attngeom.geometry_proofs`` (GEC, GT, RGT).
 Importing this module imports no claim module.  :data:`REGISTRY` answers ``get(id)`` by
 importing only the module that defines the claim (found in :mod:`attngeom.claim_index`);
 iterating it, ``len`` and ``all_params`` build the full registry (every claim module,
-SymPy, SciPy) on first use, as :func:`full_registry` does."""
+SymPy, SciPy) on first use, as :func:`full_registry` does.
+
+``python -m attngeom.registry > attngeom/claim_index.json`` writes the claim index of the
+live registry (:func:`attngeom.claim_index.build`)."""
 
 from __future__ import annotations
 
 import functools
 from typing import TYPE_CHECKING
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 
 if TYPE_CHECKING:
-    from attngeom.kernels.claim import Claim, ClaimRegistry
+    from attngeom.core.claim import Claim, ClaimRegistry
 
 #: The papers, as the prefixes of the claims' sources (``attngeom list --source``).
 SOURCES = ("ADM", "HMK", "GEC", "GT", "RGT")
@@ -24,7 +27,7 @@ SOURCES = ("ADM", "HMK", "GEC", "GT", "RGT")
 def full_registry() -> ClaimRegistry:
     """Every claim, in the order of ``attngeom list`` (imports every claim module)."""
     from attngeom.geometry_proofs.claims import REGISTRY as GEOMETRY_CLAIMS
-    from attngeom.kernels.claim import ClaimRegistry
+    from attngeom.core.claim import ClaimRegistry
     from attngeom.lightning_alg.claims import REGISTRY as LIGHTNING_CLAIMS
     return ClaimRegistry.merge(LIGHTNING_CLAIMS, GEOMETRY_CLAIMS)
 
@@ -76,17 +79,29 @@ def errata_task(job) -> dict:
 
 def certify_task(task):
     """One certificate, where an executor runs it: (job, present text) -> outcome
-    (:func:`attngeom.kernels.certificate_jobs.certify_job` against :data:`REGISTRY`)."""
-    from attngeom.kernels.certificate_jobs import certify_job
+    (:func:`attngeom.core.certificate_jobs.certify_job` against :data:`REGISTRY`)."""
+    from attngeom.core.certificate_jobs import certify_job
     job, present = task
     return certify_job(REGISTRY, job, present)
 
 
 def recheck_task(task):
     """One certificate re-checked, where an executor runs it: (path, content) -> CheckResult
-    (:func:`attngeom.kernels.certificates.check_certificate` against :data:`REGISTRY`)."""
+    (:func:`attngeom.core.certificates.check_certificate` against :data:`REGISTRY`)."""
     from pathlib import Path
 
-    from attngeom.kernels.certificates import check_certificate
+    from attngeom.core.certificates import check_certificate
     path, content = task
     return check_certificate(Path(path), REGISTRY, content)
+
+
+def main() -> None:
+    """Print the claim index of the live registry (the committed ``claim_index.json``)."""
+    import sys
+
+    from attngeom.claim_index import build, render
+    sys.stdout.write(render(build(full_registry())))
+
+
+if __name__ == "__main__":
+    main()

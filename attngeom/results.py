@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from attngeom.kernels.markdown import cell, code, table
+from attngeom.core.markdown import cell, code, table
 
 
 class ClaimList(list):
@@ -114,7 +114,7 @@ class CertificateRun(list):
 
 class CertificateCheck(list):
     """The certificates :func:`attngeom.check_certificates` re-ran, one
-    :class:`~attngeom.kernels.certificates.CheckResult` per file in file order (``path``,
+    :class:`~attngeom.core.certificates.CheckResult` per file in file order (``path``,
     ``claim``, ``status``, ``problems``, ``seconds``, ``invalid``, ``ok``)."""
 
     @property
@@ -139,7 +139,7 @@ class CertificateCheck(list):
 
     def junit(self) -> str:
         """The JUnit XML document, one test case per certificate (``--junit FILE``)."""
-        from attngeom.kernels.junit import junit_xml
+        from attngeom.core.junit import junit_xml
         return junit_xml(list(self))
 
     def lines(self) -> list[str]:

@@ -397,7 +397,7 @@ GEC = [
 ]
 
 GT = [
-    M("gt-gaussian-kl", "attngeom/kernels/kl_attention.py",
+    M("gt-gaussian-kl", "attngeom/geometry_proofs/gauge/accelerated/kl_primitives.py",
       "return 0.5 * (trace + mahalanobis - n + _logdet_from_cholesky(lower_p, be)",
       "return 0.5 * (trace + mahalanobis - n + 2 * _logdet_from_cholesky(lower_p, be)",
       "App. C.1 KL: log det Sigma_p -> 2 log det Sigma_p"),

@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 
 import attngeom
-from attngeom.kernels.errors import BadInput
-from attngeom.lightning_alg.ideal import atlas as atlas_module
-from attngeom.lightning_alg.ideal.atlas_completeness import member_gradients
-from attngeom.lightning_alg.ideal.atlas_grid import (
+from attngeom.core.errors import BadInput
+from attngeom.lightning_alg.atlas import sweep as atlas_module
+from attngeom.lightning_alg.atlas.completeness import member_gradients
+from attngeom.lightning_alg.atlas.grid import (
     DEFAULT_GRID, MAX_POINTS, AtlasPoint, parse_grid)
-from attngeom.lightning_alg.ideal.atlas_m2 import (
+from attngeom.lightning_alg.atlas.m2_check import (
     compare_counts, m2_check, m2_script, parse_m2_output, run_m2)
-from attngeom.lightning_alg.ideal.atlas_report import atlas_markdown, load_atlas, unexplained_is_upper_bound
+from attngeom.lightning_alg.atlas.pages import atlas_markdown, load_atlas, unexplained_is_upper_bound
 from attngeom.lightning_alg.ideal.attribution import SparseMembers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -159,8 +159,8 @@ def test_m2_comparison_reports_disagreement():
 def test_a_disagreeing_m2_is_reported(tmp_path, monkeypatch):
     """Mutation: Macaulay2 (fabricated) finds one quartic more at ADM Example 12; the record,
     the text and the docs table say so."""
-    from attngeom.lightning_alg.ideal import atlas_m2
-    from attngeom.lightning_alg.ideal.atlas_report import markdown_tables
+    from attngeom.lightning_alg.atlas import m2_check as atlas_m2
+    from attngeom.lightning_alg.atlas.pages import markdown_tables
 
     fabricated = "atlas-m2 1 4\natlas-m2 4 2\natlas-m2 done\n"
     monkeypatch.setattr(atlas_m2, "m2_executable", lambda: "/fabricated/M2")
@@ -210,7 +210,7 @@ def test_m2_budget_stops_the_run():
 # -- the committed atlas and its page ----------------------------------------------------------
 
 def test_docs_atlas_page_is_generated_from_the_committed_atlas():
-    """docs/atlas.md is what ``python -m attngeom.lightning_alg.ideal.atlas_report
+    """docs/atlas.md is what ``python -m attngeom.lightning_alg.atlas.pages
     data/atlas`` prints; regenerate it (see its module doc) after re-running the atlas."""
     atlas = load_atlas(ROOT / "data" / "atlas")
     page = (ROOT / "docs" / "atlas.md").read_text()

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from attngeom.kernels.claim import CheckContext
-from attngeom.kernels.errors import BadInput
+from attngeom.core.claim import CheckContext
+from attngeom.core.errors import BadInput
 from attngeom.kernels.sampling import Sampler
 from attngeom.lightning_alg.claims import beyond
 from attngeom.lightning_alg.hmk.dimension import Architecture

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from attngeom.kernels.claim import CheckContext
+from attngeom.core.claim import CheckContext
 from attngeom.kernels.sampling import Sampler
 from attngeom.lightning_alg.claims.beyond_mixing import MULTIHEAD_MIXING
 from attngeom.lightning_alg.hmk.dimension import Architecture

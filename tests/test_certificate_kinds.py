@@ -1,4 +1,4 @@
-"""Typed evidence (attngeom.kernels.evidence), its comparison rules, certificate validation before
+"""Typed evidence (attngeom.core.evidence), its comparison rules, certificate validation before
 anything runs, and the JUnit report (issues 23 and 29)."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from attngeom import cli
-from attngeom.kernels.certificate_compare import Comparison, mask_numbers
-from attngeom.kernels.certificates import check_certificate, write_certificate
-from attngeom.kernels.claim import CheckContext
-from attngeom.kernels.evidence import Bound, measured, split_kinds
-from attngeom.kernels.verdict import combine, consistent
+from attngeom.core.certificate_compare import Comparison, mask_numbers
+from attngeom.core.certificates import check_certificate, write_certificate
+from attngeom.core.claim import CheckContext
+from attngeom.core.evidence import Bound, measured, split_kinds
+from attngeom.core.verdict import combine, consistent
 
 
 # -- the kinds themselves ------------------------------------------------------------------
@@ -135,7 +135,7 @@ def test_format_version_1_is_refused_with_advice(gt_certificate):
 @pytest.fixture
 def never_run(monkeypatch):
     """Fail the test if any claim is re-run."""
-    from attngeom.kernels.claim import Claim
+    from attngeom.core.claim import Claim
 
     def verify(*args, **kwargs):
         raise AssertionError("an invalid certificate reached a claim")

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from attngeom import cli
-from attngeom.kernels.certificates import (CERTIFICATE_FIELDS, FORMAT_VERSION, VERDICT_FIELDS,
+from attngeom.core.certificates import (CERTIFICATE_FIELDS, FORMAT_VERSION, VERDICT_FIELDS,
                                   check_certificate, write_certificate)
-from attngeom.kernels.claim import CheckContext
+from attngeom.core.claim import CheckContext
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import sympy
 
-from attngeom.kernels.claim import CheckContext
+from attngeom.core.claim import CheckContext
 from attngeom.kernels.primefield import rank_mod_p
-from attngeom.kernels.verdict import Status
+from attngeom.core.verdict import Status
 from attngeom.lightning_alg.claims import REGISTRY
 from attngeom.lightning_alg.claims import cross_column as claims_module
 from attngeom.lightning_alg.claims import cross_cubic as cross_cubic_claims

@@ -1,5 +1,5 @@
-"""The kinds of refutation (attngeom/kernels/erratum.py), how claims earn them, and the errata report
-(attngeom/kernels/errata_report.py, `attngeom errata`, docs/errata.md)."""
+"""The kinds of refutation (attngeom/core/erratum.py), how claims earn them, and the errata report
+(attngeom/core/errata_report.py, `attngeom errata`, docs/errata.md)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import pytest
 from attngeom import cli
 from attngeom.geometry_proofs.gauge import dirac
 from attngeom.geometry_proofs.gauge import gradients as G
-from attngeom.kernels.certificate_compare import mask_numbers
-from attngeom.kernels.claim import CheckContext
-from attngeom.kernels.errata_report import errata_rows, render
-from attngeom.kernels.erratum import Erratum, ErrorKind
-from attngeom.kernels.verdict import Status, combine, consistent, refuted, with_erratum
-from attngeom.kernels.verdict_format import format_verdict, verdict_line
+from attngeom.core.certificate_compare import mask_numbers
+from attngeom.core.claim import CheckContext
+from attngeom.core.errata_report import errata_rows, render
+from attngeom.core.erratum import Erratum, ErrorKind
+from attngeom.core.verdict import Status, combine, consistent, refuted, with_erratum
+from attngeom.core.verdict_format import format_verdict, verdict_line
 from attngeom.lightning_alg.hmk import dimension as hmk_dimension
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""attngeom.kernels.executor and the commands that use it (issue 18): the same results in this
+"""attngeom.core.executor and the commands that use it (issue 18): the same results in this
 process, in 2 local worker processes and on an in-process Dask LocalCluster; one
 progress bar; failures named; certificates written atomically and skipped when up to
 date; bad --workers / --scheduler input.
@@ -16,12 +16,12 @@ import sys
 
 import pytest
 
-from attngeom.kernels import atomic_files
-from attngeom.kernels import executor as executor_module
-from attngeom.kernels.atomic_files import write_text_atomically
-from attngeom.kernels.claim import CheckContext
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.executor import TaskFailed, make_executor
+from attngeom.core import atomic_files
+from attngeom.core import executor as executor_module
+from attngeom.core.atomic_files import write_text_atomically
+from attngeom.core.claim import CheckContext
+from attngeom.core.errors import BadInput
+from attngeom.core.executor import TaskFailed, make_executor
 
 #: Cheap claims covering proved / verified (F_p points) / consistent (floats, torch).
 SUITE_CLAIMS = "linear,exp-log-inverse,gt-kl-attention,gec-ablation-ordering"

@@ -2,7 +2,7 @@
 
 import pytest
 
-from attngeom.kernels.verdict import Status
+from attngeom.core.verdict import Status
 from attngeom.lightning_alg.claims import REGISTRY
 from attngeom.lightning_alg import coordinates as coordinates_module
 from attngeom.lightning_alg import labels as labels_module

@@ -12,9 +12,9 @@ import sympy
 from attngeom.geometry_proofs import riemann
 from attngeom.geometry_proofs.gating import attention, depth, flatness, gates
 from attngeom.geometry_proofs.claims import REGISTRY
-from attngeom.kernels.certificates import split_example
-from attngeom.kernels.claim import CheckContext
-from attngeom.kernels.verdict_format import format_verdict
+from attngeom.core.certificates import split_example
+from attngeom.core.claim import CheckContext
+from attngeom.core.verdict_format import format_verdict
 
 CLAIM_IDS = ("ungated-flat", "curvature-lower-bound", "gating-second-derivative", "gated-sphere",
              "graph-curvature", "depth-amplification", "vector-graph-curvature",

@@ -18,7 +18,7 @@ from attngeom.geometry_proofs.gauge import attention_gradient_claims, vacuum_cla
 from attngeom.geometry_proofs.gauge.autodiff import finite_difference_gradient, gradient, relative_error
 from attngeom.geometry_proofs.gauge.free_energy import free_energy, sample_system
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.claim import CheckContext
+from attngeom.core.claim import CheckContext
 from attngeom.kernels.sampling import Sampler
 
 #: claim id -> {variant or None: (status of the symbolic check, status of the numeric check)}

@@ -1,4 +1,4 @@
-"""GT KL attention (issue 14): the kernel of attngeom.kernels.kl_attention (direct vs structured on
+"""GT KL attention (issue 14): the kernel of attngeom.geometry_proofs.gauge.accelerated.kl_attention (direct vs structured on
 numpy / torch / jax, differentiability, bad input), the Dirac-limit, counts and holonomy
 claims with their mutation tests, and `attngeom benchmark gauge-attention`."""
 
@@ -14,12 +14,13 @@ import scipy.linalg
 from attngeom.geometry_proofs.claims import REGISTRY
 from attngeom.geometry_proofs.gauge import counts, dirac, holonomy_claims
 from attngeom.geometry_proofs.gauge.attention_benchmark import BenchmarkConfig, run_benchmark, sample_inputs
-from attngeom.kernels import kl_attention as kla
-from attngeom.kernels import kl_statistics_cpu
+from attngeom.geometry_proofs.gauge.accelerated import kl_attention as kla
+from attngeom.geometry_proofs.gauge.accelerated import kl_pairwise, kl_primitives
+from attngeom.geometry_proofs.gauge.accelerated import kl_statistics_cpu
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.claim import CheckContext
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.kl_attention import (block_diagonal, check_attention_inputs, frame_exp, gaussian_kl,
+from attngeom.core.claim import CheckContext
+from attngeom.core.errors import BadInput
+from attngeom.geometry_proofs.gauge.accelerated.kl_attention import (block_diagonal, check_attention_inputs, frame_exp, gaussian_kl,
                                   gaussian_kl_diagonal, kl_attention_direct, kl_attention_structured,
                                   multihead_transport, skew, so_basis, so_dimension, split_heads,
                                   transport)
@@ -104,19 +105,19 @@ def test_frame_exp_bound_is_needed_mutation():
     be = get_backend("numpy")
     frames = skew(Sampler(5).floats((4, so_dimension(6)), 3.0), 6, be)
     reference = np.stack([scipy.linalg.expm(f) for f in frames])
-    original = kla._spectral_bound
+    original = kl_primitives._spectral_bound
     try:
-        kla._spectral_bound = lambda a4, be: original(a4, be) / 64
+        kl_primitives._spectral_bound = lambda a4, be: original(a4, be) / 64
         assert np.max(np.abs(frame_exp(frames, be) - reference)) > 1e-6
     finally:
-        kla._spectral_bound = original
+        kl_primitives._spectral_bound = original
     assert np.max(np.abs(frame_exp(frames, be) - reference)) < 1e-12
 
 
 def test_half_vectorization_inner_product_and_mutation():
     rng = np.random.default_rng(0)
     x, y = (m + m.T for m in rng.normal(size=(2, 5, 5)))
-    index, weights = kla._half_vectorization(5)
+    index, weights = kl_pairwise._half_vectorization(5)
     assert len(index) == 15
     assert abs(np.sum(weights * x.ravel()[index] * y.ravel()[index]) - np.sum(x * y)) < 1e-12
     assert abs(np.sum(x.ravel()[index] * y.ravel()[index]) - np.sum(x * y)) > 1e-3   # unit weights: wrong
@@ -134,7 +135,7 @@ def test_numpy_triangular_solve_in_place_matches_lu(dtype):
     assert got.dtype == np.dtype(dtype) and got.shape == want.shape
     assert np.max(np.abs(got - want)) < (1e-12 if dtype == "float64" else 1e-4)
     upper = np.swapaxes(factor, -1, -2)          # the mutant: the transposed factor read as lower
-    wrong = kla._solve_lower_right_lapack(np.broadcast_to(upper, factor.shape), b)
+    wrong = kl_primitives._solve_lower_right_lapack(np.broadcast_to(upper, factor.shape), b)
     assert np.max(np.abs(wrong - want)) > 1e-3
 
 
@@ -145,19 +146,19 @@ def test_pair_products_on_both_axes_equal_gathers():
     diagonal first (what _half_weighted halves)."""
     rng = np.random.default_rng(4)
     x = rng.normal(size=(3, 6, 5))
-    rows, cols = kla._pairs(5)
-    triangle_rows, triangle_cols = kla._triangle_pairs(5)
+    rows, cols = kl_pairwise._pairs(5)
+    triangle_rows, triangle_cols = kl_pairwise._triangle_pairs(5)
     for a, b in ((rows, cols), (triangle_rows, triangle_cols)):
         assert sorted(zip(a, b)) == sorted(zip(*np.triu_indices(5))) and np.all(a[:5] == b[:5])
-    assert np.array_equal(kla._half_vectorization(5)[0], triangle_rows * 5 + triangle_cols)
+    assert np.array_equal(kl_pairwise._half_vectorization(5)[0], triangle_rows * 5 + triangle_cols)
     matrices = rng.normal(size=(2, 5, 5))
     for backend in BACKENDS:
         be = get_backend(backend)
-        last = be.to_numpy(kla._pair_products(be.asarray(x), be))
-        middle = be.to_numpy(kla._pair_products(be.asarray(np.swapaxes(x, -1, -2)), be, axis=-2))
+        last = be.to_numpy(kl_pairwise._pair_products(be.asarray(x), be))
+        middle = be.to_numpy(kl_pairwise._pair_products(be.asarray(np.swapaxes(x, -1, -2)), be, axis=-2))
         assert np.max(np.abs(last - x[..., rows] * x[..., cols])) < 1e-15
         assert np.max(np.abs(np.swapaxes(middle, -1, -2) - x[..., rows] * x[..., cols])) < 1e-15
-        assert np.array_equal(be.to_numpy(kla._upper_triangle(be.asarray(matrices), be)),
+        assert np.array_equal(be.to_numpy(kl_pairwise._upper_triangle(be.asarray(matrices), be)),
                               matrices[:, triangle_rows, triangle_cols])
 
 
@@ -170,20 +171,20 @@ def test_congruence_rows_against_einsum(monkeypatch, chunk_bytes, dtype):
     a generic (not orthogonal) R broadcast over a leading axis, chunks of one frame, of
     uneven sizes and one chunk; diagonal_congruence the same without nu.  Mutants: nu added
     on every row, and R where R^T belongs, disagree."""
-    monkeypatch.setattr(kla, "CONGRUENCE_CHUNK_BYTES", chunk_bytes)
+    monkeypatch.setattr(kl_pairwise, "CONGRUENCE_CHUNK_BYTES", chunk_bytes)   # read by _congruence_rows
     rng = np.random.default_rng(7)
     n, rows, g, size = 5, 6, 2, 15
     scales = rng.normal(size=(2, 3, rows, n)).astype(dtype)
     rotation = rng.normal(size=(1, 3, n, n)).astype(dtype)        # broadcast over axis 0
     nu = rng.normal(size=(2, 3, g, n)).astype(dtype)
-    first, second = kla._pairs(n)
+    first, second = kl_pairwise._pairs(n)
     full = np.einsum("...rk,...ka,...kb->...rab", scales.astype(np.float64), rotation, rotation)
     rank_one = np.einsum("...ra,...rb->...rab", nu, nu)
     want = full.copy()
     want[..., :g, :, :] += rank_one
     table = np.zeros((2, 3, rows, size + n + 2), dtype=dtype)
     table[..., :g, size:size + n] = nu
-    got = kla._congruence_rows(scales, rotation, table, get_backend("numpy"), nu_rows=g)
+    got = kl_pairwise._congruence_rows(scales, rotation, table, get_backend("numpy"), nu_rows=g)
     tolerance = 1e-12 if dtype == "float64" else 2e-5
     assert got is table and got.dtype == np.dtype(dtype)
     assert np.max(np.abs(got[..., :size] - want[..., first, second])) < tolerance
@@ -375,7 +376,7 @@ def test_benchmark_library_small(diagonal):
     assert report["ratios"]["floor_over_standard"] == floor / timings["standard"]["median_s"]
     assert report["ratios"]["structured_over_floor"] == timings["structured"]["median_s"] / floor
     assert "error_against_float64" not in report and report["heap_kept"] in (True, False)
-    from attngeom.kernels import kl_statistics_cpu
+    from attngeom.geometry_proofs.gauge.accelerated import kl_statistics_cpu
     compiled = kl_statistics_cpu.instruction_set()
     assert report["per_token_statistics"] == (
         f"compiled C ({compiled})" if compiled else
@@ -583,7 +584,7 @@ def test_graphs_option_is_the_eager_kernel_off_cuda(backend):
 def test_graph_split_equals_eager_kernel(diagonal, dtype):
     """The two pieces the graphs capture (powers + bound, then the Taylor evaluation and
     everything after it), run in order on torch-cpu, give the eager kernel's numbers."""
-    from attngeom.kernels.kl_attention_graphs import decomposed
+    from attngeom.geometry_proofs.gauge.accelerated.kl_attention_graphs import decomposed
     be = get_backend("torch")
     for causal in (False, True):
         args = _graph_inputs(be, diagonal, dtype=dtype)
@@ -600,7 +601,7 @@ def test_graph_cache_copies_inputs_chains_and_falls_back(monkeypatch):
     one's outputs in place), clone=False returns the static outputs; a capture that fails
     is recorded, not retried, and the call runs eagerly."""
     from attngeom.kernels import cuda_graphs
-    from attngeom.kernels.kl_attention_graphs import kl_attention_graphed
+    from attngeom.geometry_proofs.gauge.accelerated.kl_attention_graphs import kl_attention_graphed
     be = get_backend("torch")
     monkeypatch.setattr(cuda_graphs, "applicable", lambda backend: backend.name == "torch")
     monkeypatch.setattr(cuda_graphs, "_capture", cuda_graphs.emulated_capture)
@@ -756,12 +757,12 @@ def test_gathered_pair_products_compile(compiled_torch):
     be = compiled_torch
     rng = np.random.default_rng(7)
     x = rng.normal(size=(2, 3, 6, 5))
-    rows, cols = kla._pairs(5)
+    rows, cols = kl_pairwise._pairs(5)
     want = x[..., rows] * x[..., cols]
-    kla._PAIR_INDEX.clear()
+    kl_pairwise._PAIR_INDEX.clear()
     for axis in (-1, -2):
         source = x if axis == -1 else np.swapaxes(x, -1, -2)
-        got = torch_compile.run(lambda t, axis=axis: kla._gathered_pair_products(t, be, axis), (be.asarray(source),),
+        got = torch_compile.run(lambda t, axis=axis: kl_pairwise._gathered_pair_products(t, be, axis), (be.asarray(source),),
                                 be, key=("pair-products", axis))
         assert np.array_equal(got.numpy() if axis == -1 else np.swapaxes(got.numpy(), -1, -2), want)
     assert torch_compile.stats()["calls"] == 2 and not torch_compile.stats()["fallbacks"]
@@ -775,14 +776,14 @@ def test_gathered_pair_products_equal_the_slices():
     torch = be.module
     rng = np.random.default_rng(7)
     x = rng.normal(size=(2, 3, 6, 5))
-    rows, cols = kla._pairs(5)
+    rows, cols = kl_pairwise._pairs(5)
     want = x[..., rows] * x[..., cols]
-    last = kla._gathered_pair_products(torch.as_tensor(x), be)
-    middle = kla._gathered_pair_products(torch.as_tensor(np.swapaxes(x, -1, -2)).transpose(-1, -2)
+    last = kl_pairwise._gathered_pair_products(torch.as_tensor(x), be)
+    middle = kl_pairwise._gathered_pair_products(torch.as_tensor(np.swapaxes(x, -1, -2)).transpose(-1, -2)
                                          .contiguous().transpose(-1, -2), be, axis=-2)
     assert np.array_equal(last.numpy(), want)
     assert np.array_equal(np.swapaxes(middle.numpy(), -1, -2), want)
     leaf = torch.as_tensor(x, dtype=torch.float64).requires_grad_()
-    kla._gathered_pair_products(leaf, be).sum().backward()
+    kl_pairwise._gathered_pair_products(leaf, be).sum().backward()
     # d/dx_a sum_{a <= b} x_a x_b = sum_b x_b + x_a (the square counted twice)
     assert np.max(np.abs(leaf.grad.numpy() - (x.sum(-1, keepdims=True) + x))) < 1e-12

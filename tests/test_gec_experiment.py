@@ -17,8 +17,8 @@ from attngeom.geometry_proofs.gating.experiment import invariant, model, proxy, 
 from attngeom.geometry_proofs.gating.experiment import statistics as st
 from attngeom.geometry_proofs.gating.experiment.claims import CLAIMS, PAPER_R
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.claim import CheckContext
-from attngeom.kernels.erratum import ErrorKind
+from attngeom.core.claim import CheckContext
+from attngeom.core.erratum import ErrorKind
 from attngeom.kernels.sampling import Sampler
 
 CLAIM = {claim.id: claim for claim in CLAIMS}

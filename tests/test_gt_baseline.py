@@ -13,8 +13,8 @@ from attngeom.geometry_proofs.gauge import gt_baseline
 from attngeom.geometry_proofs.gauge.attention_benchmark import BenchmarkConfig, sample_inputs
 from attngeom.geometry_proofs.gauge.gt_code import GTCodeUnavailable, load_gt_code, locate
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.kl_attention import (frame_exp, gaussian_kl, kl_attention_structured, skew,
+from attngeom.core.errors import BadInput
+from attngeom.geometry_proofs.gauge.accelerated.kl_attention import (frame_exp, gaussian_kl, kl_attention_structured, skew,
                                            so_basis)
 
 NUMPY = get_backend("numpy")

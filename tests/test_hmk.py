@@ -10,8 +10,8 @@ import attngeom.lightning_alg.claims.hmk as hmk
 import attngeom.lightning_alg.claims.hmk_deep_fibres as hmk_deep_fibres
 import attngeom.lightning_alg.claims.hmk_fibres as hmk_fibres
 import attngeom.lightning_alg.hmk.dimension as dimension
-from attngeom.kernels.claim import CheckContext
-from attngeom.kernels.errors import BadInput
+from attngeom.core.claim import CheckContext
+from attngeom.core.errors import BadInput
 from attngeom.kernels.jacobian import jacobian_mod_p
 from attngeom.kernels.primefield import rank_mod_p
 from attngeom.kernels.sampling import DEFAULT_PRIME

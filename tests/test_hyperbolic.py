@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from attngeom.geometry_proofs.hyperbolic import (
-    attention, cost, frechet, gram, layers, lorentz, poincare, products, tangent_error, volume)
+    attention, cost, frechet, layers, lorentz, poincare, products, tangent_error, volume)
+from attngeom.geometry_proofs.hyperbolic.accelerated import gram
 from attngeom.geometry_proofs.hyperbolic import frechet_claims, volume_claims
 from attngeom.geometry_proofs.hyperbolic.cost_claims import CostClaim
 from attngeom.geometry_proofs.hyperbolic.frechet_claims import (
@@ -21,8 +22,8 @@ from attngeom.geometry_proofs.hyperbolic.stability_claims import LorentzStabilit
 from attngeom.geometry_proofs.hyperbolic.tangent_claims import TangentAttentionErrorClaim
 from attngeom.geometry_proofs.hyperbolic.volume_claims import VolumeGrowthClaim
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.claim import CheckContext
-from attngeom.kernels.errors import BackendUnavailable, BadInput
+from attngeom.core.claim import CheckContext
+from attngeom.core.errors import BackendUnavailable, BadInput
 from attngeom.kernels.sampling import Sampler
 
 ALL = [PoincareCurvatureClaim(), ClippingClaim(), GyrogroupClaim(), GeodesicDistanceClaim(), ExpLogClaim(),

@@ -1,5 +1,5 @@
 """The RGT Gram kernels replayed from CUDA graphs or compiled by torch.compile (issue 26;
-:mod:`attngeom.geometry_proofs.hyperbolic.graphs`), on the CPU: the --cuda-graphs option off
+:mod:`attngeom.geometry_proofs.hyperbolic.accelerated.graphs`), on the CPU: the --cuda-graphs option off
 torch-cuda, the graph path's bookkeeping with an emulated capture, and the compiled path
 (its runner in every run; the kernels compiled under the slow marker).  The CUDA run is
 ``test_hyperbolic_attention_cuda_graphs`` in tests/benchmarks/test_hyperbolic_attention_bench.py."""
@@ -41,9 +41,9 @@ def test_graphed_gram_kernels_with_emulated_capture(monkeypatch):
     the capture and a point outside the ball still raises the eager BadInput."""
     from attngeom.geometry_proofs.hyperbolic import poincare
     from attngeom.geometry_proofs.hyperbolic.attention_benchmark import IMPLEMENTATIONS
-    from attngeom.geometry_proofs.hyperbolic.graphs import graphed
+    from attngeom.geometry_proofs.hyperbolic.accelerated.graphs import graphed
     from attngeom.kernels import cuda_graphs
-    from attngeom.kernels.errors import BadInput
+    from attngeom.core.errors import BadInput
     be = get_backend("torch")
     monkeypatch.setattr(cuda_graphs, "applicable", lambda backend: backend.name == "torch")
     monkeypatch.setattr(cuda_graphs, "_capture", cuda_graphs.emulated_capture)
@@ -94,7 +94,7 @@ def test_compile_runner_falls_back_where_it_cannot_compile(monkeypatch):
     import torch
 
     from attngeom.kernels import torch_compile
-    from attngeom.kernels.errors import BadInput
+    from attngeom.core.errors import BadInput
     be = get_backend("torch")
     x = torch.arange(4.0, dtype=torch.float64)
     torch_compile.reset_stats()
@@ -158,9 +158,9 @@ def test_compiled_gram_kernels_on_torch_cpu(compiled_torch):
     compilation)."""
     from attngeom.geometry_proofs.hyperbolic import poincare
     from attngeom.geometry_proofs.hyperbolic.attention_benchmark import IMPLEMENTATIONS
-    from attngeom.geometry_proofs.hyperbolic.graphs import compiled
+    from attngeom.geometry_proofs.hyperbolic.accelerated.graphs import compiled
     from attngeom.kernels import torch_compile
-    from attngeom.kernels.errors import BadInput
+    from attngeom.core.errors import BadInput
     be = compiled_torch
     check = poincare.check_in_ball
     kernels = {name: compiled(name, lambda q, k, v, f=IMPLEMENTATIONS[name]: f(q, k, v, 1.0), 1.0, be)

@@ -13,9 +13,9 @@ import pytest
 from attngeom.geometry_proofs.hyperbolic import euclidean_embeddings as euclid
 from attngeom.geometry_proofs.hyperbolic import hierarchy, poincare, sala, sarkar, tree_claims
 from attngeom.geometry_proofs.hyperbolic.trees import parse_tree, tree_distances
-from attngeom.kernels.claim import CheckContext
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.verdict import Status
+from attngeom.core.claim import CheckContext
+from attngeom.core.errors import BadInput
+from attngeom.core.verdict import Status
 
 CLAIMS = {claim.id: claim for claim in tree_claims.CLAIMS}
 
@@ -228,7 +228,7 @@ def test_hierarchy_witness_is_the_child_nearest_the_origin():
     nearest = min((float(np.linalg.norm(run.points[c])), i, c) for i, (_, c) in enumerate(run.pairs))[2]
     witness = verdict.counterexample
     assert witness["moved_to_origin"] == nearest and nearest != run.pairs[0][1]
-    from attngeom.kernels.evidence import spec_of
+    from attngeom.core.evidence import spec_of
     assert spec_of(witness["moved_to_origin"]) is not None and spec_of(witness["parent"]) is not None
     assert witness["loss_change"] <= tree_claims.LOSS_INVARIANCE
 

@@ -11,14 +11,15 @@ import numpy as np
 import pytest
 import sympy
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.sampling import DEFAULT_PRIME, Sampler
 from attngeom.lightning_alg.claims import family_claims
 from attngeom.lightning_alg.claims.base import FamilyClaim
 from attngeom.lightning_alg.coordinates import CoordinateSystem
 from attngeom.lightning_alg.ideal import degree_table, interpolation, variety
 from attngeom.lightning_alg.ideal.attribution import MIN_IDEAL_WORK
-from attngeom.lightning_alg.ideal.report import compute_ideal, render_report
+from attngeom.lightning_alg.ideal.report import compute_ideal
+from attngeom.lightning_alg.ideal.report_text import render_report
 from attngeom.lightning_alg.ideal.m2_export import export_m2, lift_block
 from attngeom.lightning_alg.invariant import Invariant
 from attngeom.lightning_alg.labels import Label, multisets
@@ -626,7 +627,7 @@ class _RecordingProgress:
 
 
 def test_progress_names_the_stages():
-    from attngeom.kernels.claim import CheckContext
+    from attngeom.core.claim import CheckContext
     progress = _RecordingProgress()
     compute_ideal(3, 2, 3, max_degree=3, families=family_claims("syzygy"),
                   context=CheckContext(seed=0, progress=progress))
@@ -638,7 +639,7 @@ def test_progress_names_the_stages():
 
 
 def test_block_work_is_a_top_level_function_of_picklable_inputs():
-    """The unit a attngeom.kernels.executor can map over the blocks of one degree: the same result
+    """The unit a attngeom.core.executor can map over the blocks of one degree: the same result
     after a round trip through pickle."""
     import pickle
     engine = degree_table.AttentionIdeal(3, 2, 3)

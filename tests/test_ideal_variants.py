@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.lightning_alg.claims import family_claims
 from attngeom.lightning_alg.coordinates import CoordinateSystem
 from attngeom.lightning_alg.ideal import variant_ideal

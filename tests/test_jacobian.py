@@ -7,7 +7,7 @@ import pytest
 
 import attngeom.kernels.jacobian as jac
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.jacobian import (Dual, FloatField, NumericalRank, PrimeField, UnclearRank,
                               jacobian_float, jacobian_mod_p, numerical_rank, parameter_duals,
                               residues)

@@ -8,8 +8,8 @@ import sympy
 from flint import nmod_mat
 
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.claim import Claim, ClaimRegistry, Param
-from attngeom.kernels.errors import BackendUnavailable, BadInput
+from attngeom.core.claim import Claim, ClaimRegistry, Param
+from attngeom.core.errors import BackendUnavailable, BadInput
 from attngeom.kernels.polyeval import compile_polynomials
 from attngeom.kernels.primefield import (PrimeField, det_mod_p, matmul_mod_p, nullspace_mod_p,
                                 rank_reaches_mod_p,

@@ -1,5 +1,5 @@
 """The compiled full-Sigma statistics of the GT structured kernel on the CPU
-(attngeom.kernels.kl_statistics_cpu, the C extension attngeom.kernels._kl_statistics_cpu;
+(attngeom.geometry_proofs.gauge.accelerated.kl_statistics_cpu, the C extension attngeom.geometry_proofs.gauge.accelerated._kl_statistics_cpu;
 issue 26): when they apply, and that they are the library calls' numbers on NumPy and on
 torch's CPU, float64 and float32, on the AVX2 code path and the baseline one."""
 
@@ -12,10 +12,10 @@ import sysconfig
 import numpy as np
 import pytest
 
-from attngeom.kernels import kl_attention as kla
-from attngeom.kernels import kl_statistics_cpu as compiled
+from attngeom.geometry_proofs.gauge.accelerated import kl_attention as kla
+from attngeom.geometry_proofs.gauge.accelerated import kl_statistics_cpu as compiled
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.kl_attention import kl_attention_direct, kl_attention_structured
+from attngeom.geometry_proofs.gauge.accelerated.kl_attention import kl_attention_direct, kl_attention_structured
 from tests.test_kl_statistics_triton import ROW_KEYS, _inputs
 
 built = pytest.mark.skipif(compiled.unavailable(get_backend("numpy"), *_inputs()) is not None,

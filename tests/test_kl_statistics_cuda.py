@@ -1,4 +1,4 @@
-"""The CUDA C per-token statistics of the GT structured kernel (attngeom.kernels.kl_statistics_cuda,
+"""The CUDA C per-token statistics of the GT structured kernel (attngeom.geometry_proofs.gauge.accelerated.kl_statistics_cuda,
 issue 26; ``kl_statistics_triton.MODE`` "warp"): the kernel's source run on the CPU under a warp
 emulation (tests/csrc/warp_emulation.cpp: 32 threads in lockstep at each shuffle) through
 the same Python wrapper as on CUDA, against the library calls; two mutants of the source
@@ -17,12 +17,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attngeom.kernels import kl_attention as kla
-from attngeom.kernels import kl_statistics_cpu
-from attngeom.kernels import kl_statistics_cuda as warp
-from attngeom.kernels import kl_statistics_triton as fused
+from attngeom.geometry_proofs.gauge.accelerated import kl_attention as kla
+from attngeom.geometry_proofs.gauge.accelerated import kl_pairwise, kl_primitives
+from attngeom.geometry_proofs.gauge.accelerated import kl_statistics_cpu
+from attngeom.geometry_proofs.gauge.accelerated import kl_statistics_cuda as warp
+from attngeom.geometry_proofs.gauge.accelerated import kl_statistics_triton as fused
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.kl_attention import skew, so_dimension
+from attngeom.geometry_proofs.gauge.accelerated.kl_attention import skew, so_dimension
 from attngeom.kernels.sampling import Sampler
 from tests.test_kl_statistics_triton import BrokenKernel
 
@@ -79,13 +80,13 @@ def _inputs(n, dtype, shared=True, batch=1, heads=2, tokens=3, seed=0):
     mu, sigma = torch.as_tensor(mu), torch.as_tensor(sigma)
     if dtype == "float32":
         mu, sigma, frames = mu.float(), sigma.float(), frames.float()
-    head, skew_frames = kla._frame_spec(frames)
+    head, skew_frames = kl_primitives._frame_spec(frames)
     return mu, sigma, kla.frame_exp(skew_frames, be), head, be
 
 
 def _library(mu, sigma, rotation, head, be):
     with fused.disabled(), kl_statistics_cpu.disabled():
-        return kla._full_statistics(mu, sigma, rotation, head, be)
+        return kl_pairwise._full_statistics(mu, sigma, rotation, head, be)
 
 
 def _warp_statistics(monkeypatch, directory, mu, sigma, rotation, head, be, source=None, warps=2):

@@ -1,4 +1,4 @@
-"""The fused per-token statistics of the GT structured kernel (attngeom.kernels.kl_statistics_triton,
+"""The fused per-token statistics of the GT structured kernel (attngeom.geometry_proofs.gauge.accelerated.kl_statistics_triton,
 issue 26): when they apply, and that they are the library calls' numbers -- under Triton's
 interpreter on the CPU (skipped where Triton is not installed) and on CUDA (-m gpu)."""
 
@@ -14,11 +14,11 @@ import textwrap
 import numpy as np
 import pytest
 
-from attngeom.kernels import kl_attention as kla
-from attngeom.kernels import kl_statistics_cpu
-from attngeom.kernels import kl_statistics_triton as fused
+from attngeom.geometry_proofs.gauge.accelerated import kl_attention as kla
+from attngeom.geometry_proofs.gauge.accelerated import kl_statistics_cpu
+from attngeom.geometry_proofs.gauge.accelerated import kl_statistics_triton as fused
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.kl_attention import kl_attention_direct, kl_attention_structured, skew, so_dimension
+from attngeom.geometry_proofs.gauge.accelerated.kl_attention import kl_attention_direct, kl_attention_structured, skew, so_dimension
 from attngeom.kernels.sampling import Sampler
 
 ROW_KEYS = ("nu", "second", "precision", "precision_nu", "offset", "logdet")
@@ -27,7 +27,7 @@ ROW_KEYS = ("nu", "second", "precision", "precision_nu", "offset", "logdet")
 @contextlib.contextmanager
 def library_calls():
     """The eager statistics as library calls: the Triton kernel and the compiled CPU kernel
-    (:mod:`attngeom.kernels.kl_statistics_cpu`, which torch's CPU tensors would get under the
+    (:mod:`attngeom.geometry_proofs.gauge.accelerated.kl_statistics_cpu`, which torch's CPU tensors would get under the
     interpreter) disabled."""
     with fused.disabled(), kl_statistics_cpu.disabled():
         yield
@@ -120,7 +120,7 @@ def test_tile_is_a_power_of_two_above_n():
 
 _INTERPRETED = textwrap.dedent("""
     import numpy as np, torch
-    from attngeom.kernels import kl_attention as kla, kl_statistics_triton as fused
+    from attngeom.geometry_proofs.gauge.accelerated import kl_attention as kla, kl_statistics_triton as fused
     from attngeom.kernels.backend import get_backend
     from tests.test_kl_statistics_triton import ROW_KEYS, _inputs, compare_with_library
     fused.INTERPRETED_ON_CPU = True
@@ -189,7 +189,7 @@ def test_fused_statistics_under_the_interpreter():
     env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=os.pathsep.join(
         [root, triton_home] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
     done = subprocess.run([sys.executable, "-c", _INTERPRETED], cwd=root, env=env, capture_output=True,
-                          text=True, timeout=900)
+                          text=True)
     assert done.returncode == 0 and "interpreted: ok" in done.stdout, done.stderr[-3000:]
 
 

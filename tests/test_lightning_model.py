@@ -7,7 +7,7 @@ import pytest
 import sympy
 
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.sampling import DEFAULT_PRIME, Sampler
 from attngeom.lightning_alg.coordinates import (CoordinateSystem, per_coordinate_count,
                                        prop5_per_coordinate_formula, prop5_total_formula)

@@ -3,8 +3,8 @@
 import pytest
 import sympy
 
-from attngeom.kernels.claim import CheckContext
-from attngeom.kernels.verdict import Status
+from attngeom.core.claim import CheckContext
+from attngeom.core.verdict import Status
 from attngeom.lightning_alg.claims import REGISTRY
 from attngeom.lightning_alg.claims.base import coordinates_of
 from attngeom.lightning_alg.family_check import check_family

@@ -50,7 +50,7 @@ def test_one_mutation_end_to_end():
     working tree is not touched."""
     mutation = next(m for m in audit.MUTATIONS if m.claim == "monomial-count")
     before = (audit.ROOT / mutation.file).read_text()
-    report = audit.run_audit([mutation], workers=1, timeout=120)
+    report = audit.run_audit([mutation], workers=1, timeout=None)
     assert (audit.ROOT / mutation.file).read_text() == before
     assert report["results"][0]["outcome"] == "flipped", report["results"][0]
     assert report["flip_rate"] == 1.0

@@ -6,7 +6,7 @@ from math import comb
 
 import pytest
 
-from attngeom.kernels.verdict import Status
+from attngeom.core.verdict import Status
 from attngeom.lightning_alg.claims import REGISTRY, family_claims
 from attngeom.lightning_alg.claims import minor_relations as relation_claims
 from attngeom.lightning_alg.claims.syzygy import syzygy_basis
@@ -155,7 +155,7 @@ def test_brill_vanishes_at_a1_and_not_at_a2():
     assert v.status is Status.VERIFIED and parts(v)["nontrivial"] == "proved"
     assert BRILL.verify({"d": 4, "t": 1, "a": 2}, "exact").status is Status.NOT_APPLICABLE
     # off Cor 22's hypothesis (f_T = l q, q irreducible) the quartics do not vanish
-    from attngeom.kernels.claim import CheckContext
+    from attngeom.core.claim import CheckContext
     from attngeom.lightning_alg.claims.base import coordinates_of
     from attngeom.lightning_alg.invariants.structured import check_vanishing
     params = BRILL.resolve({"d": 4, "t": 1, "a": 1, "brill_points": 3})

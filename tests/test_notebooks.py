@@ -27,8 +27,8 @@ MAX_BYTES = 1_000_000
 #: formatters and the ideal's internals.  Verdicts, claim lists, shown objects, ideal reports
 #: and errata come from the public API (attngeom.verify, claims, show, ideal, ...).
 INTERNAL_MODULES = ("attngeom.registry", "attngeom.lightning_alg.claims", "attngeom.geometry_proofs.claims",
-                    "attngeom.kernels.claim", "attngeom.kernels.verdict_format",
-                    "attngeom.kernels.verdict_markdown", "attngeom.lightning_alg.ideal")
+                    "attngeom.core.claim", "attngeom.core.verdict_format",
+                    "attngeom.core.verdict_markdown", "attngeom.lightning_alg.ideal")
 INTERNAL_NAMES = ("REGISTRY", "CheckContext", "format_verdict", "verdict_line", "compute_ideal",
                   "render_report", "family_claims")
 

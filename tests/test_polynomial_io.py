@@ -5,7 +5,7 @@ import re
 import pytest
 import sympy
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.lightning_alg.coordinates import CoordinateSystem
 from attngeom.lightning_alg.invariant import format_polynomial
 from attngeom.lightning_alg.labels import Label

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 import sympy
 
-from attngeom.kernels.certificates import split_example
-from attngeom.kernels.claim import CheckContext
+from attngeom.core.certificates import split_example
+from attngeom.core.claim import CheckContext
 from attngeom.kernels.polyeval import compile_polynomials
 from attngeom.kernels.primefield import rank_mod_p
 from attngeom.kernels.sampling import DEFAULT_PRIME, Sampler
-from attngeom.kernels.verdict import Status
+from attngeom.core.verdict import Status
 from attngeom.lightning_alg.claims import REGISTRY
 from attngeom.lightning_alg.claims import resultant as claim_module
 from attngeom.lightning_alg.claims.base import coordinates_of
@@ -518,7 +518,7 @@ def test_bad_line_lists_are_one_line_exit_2(run_cli, line, text):
 
 
 def test_every_line_too_large_and_dependent_line_in_a_list():
-    from attngeom.kernels.errors import BadInput
+    from attngeom.core.errors import BadInput
     with pytest.raises(BadInput, match="--line all needs"):
         RESULTANT.verify({"d": 6, "t": 2, "line": "all"})
     v = RESULTANT.verify({"d": 3, "t": 2, "line": "1,0,0:0,1,0;1,2,3:2,4,6"})

@@ -17,7 +17,7 @@ from attngeom.geometry_proofs.riemann import (
     metric_to_scalar_curvature, sectional_curvature, vanishes_identically)
 from attngeom.kernels.backend import get_backend
 from attngeom.kernels.curvature import autodiff_jet, immersion_curvature_from_jet
-from attngeom.kernels.errors import BadInput, BackendUnavailable
+from attngeom.core.errors import BadInput, BackendUnavailable
 
 BACKENDS = ("numpy", "torch", "jax")
 

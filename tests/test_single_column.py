@@ -11,10 +11,10 @@ import sympy
 
 import attngeom.lightning_alg.claims.chow111 as chow
 import attngeom.lightning_alg.claims.single_column as sc
-from attngeom.kernels.claim import CheckContext
+from attngeom.core.claim import CheckContext
 from attngeom.kernels.primefield import rank_mod_p
 from attngeom.kernels.sampling import DEFAULT_PRIME, Sampler
-from attngeom.kernels.verdict import Status
+from attngeom.core.verdict import Status
 from attngeom.lightning_alg.coordinates import CoordinateSystem
 from attngeom.lightning_alg.invariants.chow import (
     Annihilator, apply_operator, factor_cubic, lie_rank_split_111, lie_rank_split_21,

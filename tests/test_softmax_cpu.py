@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attngeom.kernels import kl_attention as kla
+from attngeom.geometry_proofs.gauge.accelerated import kl_attention as kla
+from attngeom.geometry_proofs.gauge.accelerated import kl_structured
 from attngeom.kernels import softmax_cpu
 from attngeom.kernels.backend import get_backend
 from attngeom.kernels.sampling import Sampler
@@ -107,13 +108,13 @@ def test_the_kernels_weights_use_it_and_keep_numpys_numbers():
     be = get_backend("numpy")
     kl = np.abs(Sampler(3).floats((2, 3, 9, 9), 20.0))
     with softmax_cpu.disabled():
-        want = kla._attention_weights(kl, 0.7, False, be)
+        want = kl_structured._attention_weights(kl, 0.7, False, be)
         assert not softmax_cpu.applies(kl)
         want_last = kla.softmax_last(-kl / 0.7, be)
-    got = kla._attention_weights(kl, 0.7, False, be)
+    got = kl_structured._attention_weights(kl, 0.7, False, be)
     assert float(np.max(np.abs(got - want))) <= 4e-15
     assert float(np.max(np.abs(kla.softmax_last(-kl / 0.7, be) - want_last))) <= 4e-15
-    assert float(np.max(np.abs(kla._attention_weights(kl, 0.35, False, be) - want))) > 1e-3
+    assert float(np.max(np.abs(kl_structured._attention_weights(kl, 0.35, False, be) - want))) > 1e-3
     assert softmax_cpu.applies(kl.astype(np.float32)) and not softmax_cpu.applies(kl.astype(np.float16))
     assert not softmax_cpu.applies(kl[:0])
 
@@ -128,18 +129,18 @@ def test_torchs_cpu_weights_use_it_outside_autograd(dtype):
     import torch
     be, numpy_be = get_backend("torch"), get_backend("numpy")
     kl = np.abs(Sampler(5).floats((2, 3, 9, 9), 20.0)).astype(dtype)
-    got = kla._attention_weights(torch.from_numpy(kl), 0.7, False, be)
+    got = kl_structured._attention_weights(torch.from_numpy(kl), 0.7, False, be)
     assert isinstance(got, torch.Tensor) and got.dtype == torch.from_numpy(kl).dtype
-    assert np.array_equal(got.numpy(), kla._attention_weights(kl, 0.7, False, numpy_be))
+    assert np.array_equal(got.numpy(), kl_structured._attention_weights(kl, 0.7, False, numpy_be))
     tracked = torch.from_numpy(kl).requires_grad_()
-    differentiable = kla._attention_weights(tracked, 0.7, False, be)
+    differentiable = kl_structured._attention_weights(tracked, 0.7, False, be)
     assert differentiable.grad_fn is not None
     bound = 1e-6 if dtype == "float32" else 1e-14
     assert float((differentiable.detach() - got).abs().max()) <= bound
     with softmax_cpu.disabled():
-        chained = kla._attention_weights(torch.from_numpy(kl), 0.7, False, be)
+        chained = kl_structured._attention_weights(torch.from_numpy(kl), 0.7, False, be)
     assert float((chained - got).abs().max()) <= bound
-    assert float((kla._attention_weights(torch.from_numpy(kl), 0.35, False, be) - got).abs().max()) > 1e-3
+    assert float((kl_structured._attention_weights(torch.from_numpy(kl), 0.35, False, be) - got).abs().max()) > 1e-3
 
 
 @built

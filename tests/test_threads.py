@@ -9,7 +9,7 @@ import pytest
 import threadpoolctl
 
 from attngeom.kernels import threads
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 
 
 @pytest.fixture(autouse=True)

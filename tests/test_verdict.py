@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from attngeom.kernels.verdict import (Status, combine, consistent, not_applicable, proved, refuted,
+from attngeom.core.verdict import (Status, combine, consistent, not_applicable, proved, refuted,
                              schwartz_zippel_bound, verified)
 
 CONTRACT_FIELDS = ["claim", "source", "params", "status", "method", "checked",

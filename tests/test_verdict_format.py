@@ -1,7 +1,7 @@
-"""The text form of a verdict (attngeom.kernels.verdict_format): the CLI's and the notebooks'."""
+"""The text form of a verdict (attngeom.core.verdict_format): the CLI's and the notebooks'."""
 
-from attngeom.kernels.verdict import combine, proved, refuted, verified
-from attngeom.kernels.verdict_format import MAX_VALUE_CHARS, format_verdict, verdict_line
+from attngeom.core.verdict import combine, proved, refuted, verified
+from attngeom.core.verdict_format import MAX_VALUE_CHARS, format_verdict, verdict_line
 
 
 def _stamped(verdict):

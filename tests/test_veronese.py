@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 import sympy
 
-from attngeom.kernels.claim import CheckContext
+from attngeom.core.claim import CheckContext
 from attngeom.kernels.polyeval import compile_polynomials
 from attngeom.kernels.sampling import DEFAULT_PRIME, Sampler
-from attngeom.kernels.verdict import Status
+from attngeom.core.verdict import Status
 from attngeom.lightning_alg.claims import REGISTRY
 from attngeom.lightning_alg.claims.base import coordinates_of
 from attngeom.lightning_alg.coordinates import CoordinateSystem

@@ -31,6 +31,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 #: the other package of the issue, installed beside attngeom (the version the issue names).
 KERNELS = "kernels==0.17.2"
+#: How long the package index may take to answer before the venv test skips (no index here).
+PROBE_SECONDS = 300
 GEC_DATA = "attngeom/geometry_proofs/gating/experiment/data"
 #: files of the tree that never go into a wheel (the compiled extension: the build makes its own).
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".*", "*.so", "*.pyd")
@@ -56,7 +58,7 @@ def build_wheel(dest: Path, *, isolated: bool) -> Path:
                "-w", str(dest / "wheel"), "--disable-pip-version-check"]
     if not isolated:
         command.append("--no-build-isolation")
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(command, capture_output=True, text=True)
     assert done.returncode == 0, f"pip wheel failed:\n{done.stdout}\n{done.stderr}"
     (wheel,) = (dest / "wheel").glob("attngeom-*.whl")
     return wheel
@@ -131,7 +133,8 @@ def _clean_env() -> dict[str, str]:
     return env
 
 
-def _run(command: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+def _run(command: list[str], cwd: Path, timeout: float | None = None) -> subprocess.CompletedProcess:
+    """Run ``command``; no time limit unless ``timeout`` (a slow machine is not a failure)."""
     return subprocess.run(command, cwd=cwd, env=_clean_env(), capture_output=True, text=True,
                           timeout=timeout)
 
@@ -142,18 +145,21 @@ class Venv:
         self.python = root / "bin" / "python"
         self.attngeom = root / "bin" / "attngeom"
 
-    def run(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    def run(self, *args: str) -> subprocess.CompletedProcess:
         # cwd outside the repository: nothing of the tree is importable from there.
-        return _run([str(a) for a in args], self.work, timeout)
+        return _run([str(a) for a in args], self.work)
 
 
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory) -> Venv:
     work = tmp_path_factory.mktemp("venv-test")
     start = time.perf_counter()
-    probe = _run([sys.executable, "-m", "pip", "download", "--no-deps", "-q",
-                  "--disable-pip-version-check", "-d", str(work / "probe"), KERNELS], work,
-                 timeout=120)
+    try:       # a package index that does not answer is a skip (no index here), not a failure
+        probe = _run([sys.executable, "-m", "pip", "download", "--no-deps", "-q",
+                      "--disable-pip-version-check", "-d", str(work / "probe"), KERNELS], work,
+                     timeout=PROBE_SECONDS)
+    except subprocess.TimeoutExpired:
+        pytest.skip(f"no package index answered for {KERNELS} in {PROBE_SECONDS} s")
     if probe.returncode != 0:
         last = (probe.stderr.strip().splitlines() or ["no output"])[-1]
         pytest.skip(f"pip cannot reach a package index for {KERNELS}: {last}")
@@ -170,7 +176,7 @@ def venv(tmp_path_factory) -> Venv:
 
     start = time.perf_counter()
     installed = _run([str(root / "bin" / "python"), "-m", "pip", "install", "-q",
-                      "--disable-pip-version-check", str(wheel), KERNELS], work, timeout=900)
+                      "--disable-pip-version-check", str(wheel), KERNELS], work)
     assert installed.returncode == 0, f"pip install failed:\n{installed.stdout}\n{installed.stderr}"
     timings["install"] = time.perf_counter() - start
     yield Venv(root, work, wheel, timings)
@@ -225,7 +231,7 @@ def test_python_m_attngeom_lists_claims(venv):
 _IMPORTS = r"""
 import importlib.metadata as md, importlib.util, json, sys, sysconfig
 import kernels
-import attngeom, attngeom.kernels.backend, attngeom.kernels.verdict
+import attngeom, attngeom.kernels.backend, attngeom.core.verdict
 from attngeom.cli import REGISTRY
 import kernels as again
 site = sysconfig.get_paths()["purelib"]

@@ -12,9 +12,9 @@ import numpy as np
 import sympy
 
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.claim import CheckContext, Claim
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.verdict import Verdict, consistent, refuted
+from attngeom.core.claim import CheckContext, Claim
+from attngeom.core.errors import BadInput
+from attngeom.core.verdict import Verdict, consistent, refuted
 
 class LimitedClaim(Claim):
     """A claim whose integer parameters have upper ``limits`` beyond which its checks would

@@ -6,7 +6,7 @@ instances; they are collected here in the papers' order.
 
 import importlib
 
-from attngeom.kernels.claim import ClaimRegistry
+from attngeom.core.claim import ClaimRegistry
 
 #: The paper areas, in the order of `attngeom list`: GEC (gating), GT (gauge), RGT (hyperbolic).
 AREAS = ("gating", "gauge", "hyperbolic")

@@ -20,8 +20,8 @@ import numpy as np
 import sympy
 
 from attngeom.kernels.backend import Backend
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.expressions import parse_sympy
+from attngeom.core.errors import BadInput
+from attngeom.core.expressions import parse_sympy
 
 
 #: The elementwise functions of both kinds of ops, one method each (``ops.exp(x)``, ...):
@@ -153,7 +153,7 @@ def parse_expression(text: str, names: tuple[str, ...]) -> sympy.Expr:
     """A SymPy expression in the variables ``names`` (e.g. ``psi`` of GEC Lemma 3.11),
     or BadInput naming what is wrong with it.
 
-    Read by the grammar of :mod:`attngeom.kernels.expressions` (never by ``sympify``): numbers,
+    Read by the grammar of :mod:`attngeom.core.expressions` (never by ``sympify``): numbers,
     the variables, ``pi``, ``+ - * / ^ **``, parentheses and the functions of
     :data:`ELEMENTWISE`; rational constant exponents within its limits."""
     symbols = {name: sympy.Symbol(name, real=True) for name in names}

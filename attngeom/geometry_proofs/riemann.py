@@ -32,7 +32,7 @@ import sympy
 from attngeom.geometry_proofs.ops import ArrayOps, SymbolicOps
 from attngeom.kernels import curvature as numeric
 from attngeom.kernels.backend import Backend
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 
 Simplifier = Callable[[sympy.Expr], sympy.Expr]
 

@@ -1,10 +1,16 @@
-"""attngeom's checking engine.
+"""attngeom's compute kernels: how numbers are computed, with nothing of attention in them.
 
-Array backends (numpy / torch / jax on cpu / cuda), seeded samplers (floats, small
-rationals, a prime field), prime-field linear algebra, batched polynomial evaluation,
-the verdict type with the decision rules of the soundness contract, and the Claim
-interface with its registry.  Nothing here knows about attention: ``lightning_alg`` and
-``geometry_proofs`` build on it.
+Array backends (:mod:`.backend`: numpy / torch / jax on cpu / cuda) and their threads
+(:mod:`.threads`), seeded samplers (:mod:`.sampling`: floats, small rationals, a prime
+field), exact arithmetic (:mod:`.primefield`, :mod:`.monomials`, :mod:`.polyeval`),
+Jacobians and ranks (:mod:`.jacobian`), curvature by the Gauss equation
+(:mod:`.curvature`), and what the papers' accelerated attention is built with: CUDA graphs
+(:mod:`.cuda_graphs`), ``torch.compile`` (:mod:`.torch_compile`), NumPy's softmax with
+glibc's vector exp (:mod:`.softmax_cpu`), the allocator setting (:mod:`.allocator`) and the
+kernel switches (:mod:`.switch`).
+
+The accelerated attention of each paper lives beside that paper's code, in an
+``accelerated`` subpackage: GT's in :mod:`attngeom.geometry_proofs.gauge.accelerated`,
+RGT's in :mod:`attngeom.geometry_proofs.hyperbolic.accelerated`.  Modules here import only
+each other and :mod:`attngeom.core.errors` (``docs/DEVELOPING.md``).
 """
-
-__version__ = "0.1.0"

@@ -6,7 +6,7 @@ the library works with NumPy alone.  Computations written against a :class:`Back
 three.  Floats are float64 by default; exact arithmetic uses int64 residues.
 
 A device that is not there fails clearly: ``get_backend("torch", "cuda")`` on a machine
-without CUDA raises :class:`~attngeom.kernels.errors.BackendUnavailable` with one line.
+without CUDA raises :class:`~attngeom.core.errors.BackendUnavailable` with one line.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from attngeom.kernels.errors import BackendUnavailable
+from attngeom.core.errors import BackendUnavailable
 from attngeom.kernels.threads import configure_torch
 
 BACKENDS = ("numpy", "torch", "jax")

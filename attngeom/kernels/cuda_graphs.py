@@ -29,7 +29,7 @@ Host reads are not allowed inside a capture.  The function runs with a backend w
 host-to-device copy inside a capture fails) and whose ``linalg.cholesky`` is
 ``cholesky_ex`` (no host check of the factorization's info) while capturing; checks that
 need the host (the info, or the Poincare-ball checks of the hyperbolic kernels, see
-``attngeom.geometry_proofs.hyperbolic.graphs``) are *deferred*: :func:`defer_check`
+``attngeom.geometry_proofs.hyperbolic.accelerated.graphs``) are *deferred*: :func:`defer_check`
 records a device boolean, the graph computes their conjunction, :func:`run` reads it after
 the replay (one host read) and, if any check failed, runs the function eagerly, which
 raises the eager error.  (So a graphed call that has deferred checks synchronizes once;

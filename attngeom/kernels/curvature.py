@@ -35,7 +35,7 @@ from typing import Any, Callable
 import numpy as np
 
 from attngeom.kernels.backend import Backend
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 
 
 @dataclass

@@ -34,7 +34,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from attngeom.kernels.backend import Backend, get_backend
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.primefield import PrimeField, rank_mod_p
 from attngeom.kernels.threads import for_work, svd_work
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 
 
 def encode(monomials: np.ndarray, n_variables: int) -> np.ndarray:

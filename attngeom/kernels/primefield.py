@@ -17,7 +17,7 @@ from fractions import Fraction
 import numpy as np
 from flint import fmpz_mat, nmod_mat
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.sampling import Sampler
 
 

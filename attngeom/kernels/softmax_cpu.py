@@ -12,7 +12,7 @@ r_i the row's maximum (scale > 0) or minimum (scale < 0), with libmvec's four-la
 (0.55 against 2.34 ms for those 245,760 exponentials), and in float32 with its eight-lane
 expf (NumPy's own float32 exp is vectorized, but the softmax's five passes took 1.0-1.1 ms
 there against 0.53 for float64 with the vector exp): the same exponents as NumPy's formulas
-(x - max; (min - K) / kappa, :func:`attngeom.kernels.kl_attention._attention_weights`), their
+(x - max; (min - K) / kappa, :func:`attngeom.geometry_proofs.gauge.accelerated.kl_structured._attention_weights`), their
 exponentials within 3 ulp of NumPy's in float64 and 2.8 ulp of the exact ones in float32
 (NumPy's float32 exp: 2.3), the sums in another order
 (``tests/test_softmax_cpu.py``).  -inf entries give 0, a row with a NaN NaNs, as NumPy does;

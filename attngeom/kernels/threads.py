@@ -20,7 +20,7 @@ The rule (``--threads auto``, the default):
   thread.
 * **An override fixes one count for everything**: ``attngeom --threads N`` (N >= 1 or
   ``auto``), else the environment variable ``ATTNGEOM_THREADS``; the option wins.  Any
-  other value is a one-line :class:`~attngeom.kernels.errors.BadInput` (exit 2).
+  other value is a one-line :class:`~attngeom.core.errors.BadInput` (exit 2).
 
 Applying a plan (:func:`configure`; the CLI does it for every command) sets the loaded BLAS
 and OpenMP libraries through threadpoolctl, ``torch.set_num_threads`` when torch is loaded
@@ -29,7 +29,7 @@ and OpenMP libraries through threadpoolctl, ``torch.set_num_threads`` when torch
 later and for child processes.  jax reads its threads once, at import: before it, one
 thread is ``XLA_FLAGS=--xla_cpu_multi_thread_eigen=false`` (more leaves XLA's default,
 which sizes its pool from the affinity mask); once jax is imported its threads are fixed
-(the plan says so).  Worker processes of :mod:`attngeom.kernels.executor` start with one thread
+(the plan says so).  Worker processes of :mod:`attngeom.core.executor` start with one thread
 each (its ``WORKER_ENVIRONMENT``).  Without an applied plan (library use) nothing changes.
 """
 
@@ -42,7 +42,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 
 #: The environment variable of the override (``--threads`` wins over it).
 ENV_VAR = "ATTNGEOM_THREADS"

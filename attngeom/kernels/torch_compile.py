@@ -11,7 +11,7 @@ once with symbolic sizes, so a sweep over N compiles about twice per kernel.
 
 Host reads inside the traced code are graph breaks.  The kernels' checks that read the host
 (the Poincare-ball checks of the hyperbolic kernels, through
-``attngeom.geometry_proofs.hyperbolic.graphs.deferred_ball_checks``) are *deferred*, as
+``attngeom.geometry_proofs.hyperbolic.accelerated.graphs.deferred_ball_checks``) are *deferred*, as
 inside a CUDA-graph capture (:func:`attngeom.kernels.cuda_graphs.defer_check`): while
 :func:`run` calls the compiled function, every such check records a device boolean, which
 Dynamo returns as a graph output; :func:`run` reads their conjunction after the call (one
@@ -176,5 +176,5 @@ def _own_code(function: Callable, number: int) -> Callable:
 
 def _is_input_error(error: Exception) -> bool:
     """The kernels' own one-line input errors (BadInput) pass through."""
-    from attngeom.kernels.errors import BadInput
+    from attngeom.core.errors import BadInput
     return isinstance(error, BadInput)

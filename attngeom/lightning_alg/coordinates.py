@@ -20,7 +20,7 @@ from math import comb
 
 import sympy
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.lightning_alg.labels import Label, multisets
 
 #: Largest number of coordinates attngeom will enumerate (about 1 GB of label objects

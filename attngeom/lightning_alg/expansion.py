@@ -12,7 +12,7 @@ from __future__ import annotations
 from sympy import GF
 from sympy.polys.rings import ring
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.lightning_alg.parametrization import symbolic_weights
 
 #: Largest number of ordered terms (d' t^2 d^3) the expansion will multiply out.

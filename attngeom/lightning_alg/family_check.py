@@ -20,11 +20,11 @@ from fractions import Fraction
 import numpy as np
 
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.claim import CheckContext
-from attngeom.kernels.errors import BadInput
+from attngeom.core.claim import CheckContext
+from attngeom.core.errors import BadInput
 from attngeom.kernels.polyeval import CompiledFamily, compile_polynomials
 from attngeom.kernels.sampling import DEFAULT_PRIME
-from attngeom.kernels.verdict import Verdict, consistent, proved, refuted, verified
+from attngeom.core.verdict import Verdict, consistent, proved, refuted, verified
 from attngeom.lightning_alg.coordinates import CoordinateSystem
 from attngeom.lightning_alg.invariant import format_polynomial
 from attngeom.lightning_alg.parametrization import (

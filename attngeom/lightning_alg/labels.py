@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations_with_replacement, permutations
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 
 
 def multisets(d: int, size: int) -> list[tuple[int, ...]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 
 
 def attention_matrix(Q, K):

@@ -1,6 +1,6 @@
 """Reading polynomials in the coefficient coordinates (Macaulay2 syntax) for ``verify-poly``.
 
-Grammar (whitespace ignored; the shared reader of :mod:`attngeom.kernels.expressions`)::
+Grammar (whitespace ignored; the shared reader of :mod:`attngeom.core.expressions`)::
 
     expr   := term (('+' | '-') term)*
     term   := factor (('*' | '/')? factor)*       -- '/' only by a nonzero constant;
@@ -12,7 +12,7 @@ A LABEL is a coordinate as ``show`` prints it: Macaulay2 ``y_((1,2),(2,2),(2,1))
 an optional leading output row ``y_(2,(1,2),(2,2),(2,1))``, or the text form
 ``y_{(1,2),(2,2),(2,1)}`` / ``y^{[2]}_{...}``.  The three pairs may come in any order
 (ADM's Macaulay2 code sorts them; the paper writes context pairs first).  Errors are
-:class:`~attngeom.kernels.errors.BadInput` with the column where reading stopped.
+:class:`~attngeom.core.errors.BadInput` with the column where reading stopped.
 
 Bounded work (issue 29): the polynomial is multiplied out in a sparse ring over QQ whose
 generators are the labels of the text, and every product is refused *before* it is
@@ -32,8 +32,8 @@ import sympy
 from sympy.polys.domains import QQ
 from sympy.polys.rings import ring
 
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.expressions import Grammar, Parser, check_exponent
+from attngeom.core.errors import BadInput
+from attngeom.core.expressions import Grammar, Parser, check_exponent
 from attngeom.lightning_alg.coordinates import CoordinateSystem
 from attngeom.lightning_alg.labels import Label
 
@@ -138,7 +138,7 @@ def _degree(f) -> int:
 def parse_polynomial(source: str, coords: CoordinateSystem) -> sympy.Expr:
     """Parse a Macaulay2-syntax polynomial in the coordinates of ``coords``, expanded.
 
-    Exponents are at most :data:`~attngeom.kernels.expressions.MAX_EXPONENT`; the sizes of the
+    Exponents are at most :data:`~attngeom.core.expressions.MAX_EXPONENT`; the sizes of the
     module docstring bound the work before it is done."""
     parser = Parser(source, GRAMMAR, None)
     parser.algebra = _RingAlgebra(parser.tokens, coords)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.lightning_alg.claims.base import (A, ALL_OUTPUTS, COL, D, DPRIME, ROW, T, FamilyClaim,
                                        coordinates_of)
 from attngeom.lightning_alg.coordinates import CoordinateSystem

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from attngeom.kernels.claim import CheckContext
+from attngeom.core.claim import CheckContext
 from attngeom.kernels.sampling import DEFAULT_PRIME
-from attngeom.kernels.verdict import Verdict, refuted, verified
+from attngeom.core.verdict import Verdict, refuted, verified
 from attngeom.lightning_alg.coordinates import CoordinateSystem
 from attngeom.lightning_alg.family_check import DEFAULT_EXACT_POINTS, compile_family
 from attngeom.lightning_alg.ideal.variant_ideal import variant_keep

@@ -10,7 +10,7 @@ eager kernel and (on CUDA) five graphed calls after a warm-up, and writes
 CUDA, by CPU time otherwise) and one ``gauge_profile_<device>.json`` with, per case, the
 number of distinct device kernels and launches per call and the ten costliest operators.
 It also times, on the kernel's own K (full Sigma, float64) at each N, the forms of the
-attention weights in one process: the in-place chain (``kl_attention._weights_in_place``:
+attention weights in one process: the in-place chain (``kl_structured._weights_in_place``:
 min, subtract, scale, exp, sum, divide; the CPU's form, and CUDA's before 2026-11-26), the
 fused ``torch.softmax`` after ``-K / kappa`` (a negation and a division: CUDA's form in the
 fifth GPU session) and after ``_causal_logits`` (one multiplication by -1/kappa: CUDA's form
@@ -42,7 +42,7 @@ def _inputs(tokens: int, diagonal: bool, device: str) -> tuple:
     torch and ``device``."""
     from attngeom.geometry_proofs.gauge.attention_benchmark import BenchmarkConfig, sample_inputs
     from attngeom.kernels.backend import get_backend
-    from attngeom.kernels.kl_attention import skew
+    from attngeom.geometry_proofs.gauge.accelerated.kl_attention import skew
 
     config = BenchmarkConfig(tokens=tokens, diagonal=diagonal, backend="torch", device=device)
     be = get_backend("torch", device)
@@ -54,7 +54,7 @@ def _inputs(tokens: int, diagonal: bool, device: str) -> tuple:
 def _profile_case(tokens: int, diagonal: bool, device: str, graphed: bool) -> tuple[str, dict]:
     from torch.profiler import ProfilerActivity, profile
 
-    from attngeom.kernels.kl_attention import kl_attention_structured
+    from attngeom.geometry_proofs.gauge.accelerated.kl_attention import kl_attention_structured
 
     config, be, mu, sigma, frames = _inputs(tokens, diagonal, device)
 
@@ -109,13 +109,13 @@ def _interleaved_ms(forms: dict, be, reference) -> dict:
 
 def _softmax_forms(tokens: int, device: str) -> dict:
     """The A/B of the weight forms on the structured kernel's K (see the module's text)."""
-    from attngeom.kernels import kl_attention as kla
-
+    from attngeom.geometry_proofs.gauge.accelerated import kl_attention as kla
+    from attngeom.geometry_proofs.gauge.accelerated import kl_structured
     config, be, mu, sigma, frames = _inputs(tokens, False, device)
     kl = kla.kl_attention_structured(mu, sigma, frames, config.kappa, be).kl
-    forms = {"in_place": lambda: kla._weights_in_place(kl, config.kappa, be),
+    forms = {"in_place": lambda: kl_structured._weights_in_place(kl, config.kappa, be),
              "fused_neg_div": lambda: kla.softmax_last(-kl / config.kappa, be),
-             "fused": lambda: kla.softmax_last(kla._causal_logits(kl, config.kappa, False, be), be)}
+             "fused": lambda: kla.softmax_last(kl_structured._causal_logits(kl, config.kappa, False, be), be)}
     timed = _interleaved_ms(forms, be, kl)
     reference = forms["in_place"]()
     difference = max(float((reference - forms[name]()).abs().max()) for name in ("fused_neg_div", "fused"))
@@ -124,7 +124,7 @@ def _softmax_forms(tokens: int, device: str) -> dict:
 
 def _clone_forms(tokens: int) -> dict:
     """The graphed kernel (CUDA, full Sigma) with and without the clones of its outputs."""
-    from attngeom.kernels.kl_attention_graphs import kl_attention_graphed
+    from attngeom.geometry_proofs.gauge.accelerated.kl_attention_graphs import kl_attention_graphed
 
     config, be, mu, sigma, frames = _inputs(tokens, False, "cuda")
     forms = {clone: (lambda clone=clone: kl_attention_graphed(mu, sigma, frames, config.kappa, be,
@@ -142,20 +142,20 @@ TRITON_SETTINGS = [("fused", 0, 2, 0), ("warp", 0, 1, 0), ("warp", 0, 2, 0), ("w
 
 
 def _fused_forms(tokens: int, settings=None) -> dict:
-    """The Triton per-token statistics (:mod:`attngeom.kernels.kl_statistics_triton`) against
+    """The Triton per-token statistics (:mod:`attngeom.geometry_proofs.gauge.accelerated.kl_statistics_triton`) against
     the library calls on CUDA, full Sigma: in each of ``settings`` (mode, unroll, warps,
     stream; default :data:`TRITON_SETTINGS`) the statistics alone (with the largest difference of
     their query and key rows from the library calls' and the kernel's registers and spills),
     the eager kernel and the graphed kernel; the same three with the library calls."""
-    from attngeom.kernels import kl_attention as kla
-    from attngeom.kernels import kl_statistics_triton as fused
-
+    from attngeom.geometry_proofs.gauge.accelerated import kl_attention as kla
+    from attngeom.geometry_proofs.gauge.accelerated import kl_pairwise, kl_primitives
+    from attngeom.geometry_proofs.gauge.accelerated import kl_statistics_triton as fused
     config, be, mu, sigma, frames = _inputs(tokens, False, "cuda")
-    head, skew_frames = kla._frame_spec(frames)
+    head, skew_frames = kl_primitives._frame_spec(frames)
     rotation = kla.frame_exp(skew_frames, be)
 
     def library():
-        return kla._full_statistics(mu, sigma, rotation, head, be)
+        return kl_pairwise._full_statistics(mu, sigma, rotation, head, be)
 
     def within(context, call):
         def run():

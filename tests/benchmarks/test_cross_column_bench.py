@@ -14,8 +14,8 @@ import time
 
 import pytest
 
-from attngeom.kernels.claim import CheckContext
-from attngeom.kernels.verdict import Status
+from attngeom.core.claim import CheckContext
+from attngeom.core.verdict import Status
 from attngeom.lightning_alg.claims import REGISTRY
 
 pytestmark = pytest.mark.benchmark

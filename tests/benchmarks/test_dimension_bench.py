@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from attngeom.kernels.claim import CheckContext
+from attngeom.core.claim import CheckContext
 from attngeom.lightning_alg.hmk.figure3 import figure3_rows, rows_are_right
 
 pytestmark = pytest.mark.benchmark

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import pytest
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.sampling import Sampler
 from attngeom.lightning_alg.hmk.dimension import (Architecture, deep_dimension_corrected, measure_exact,
                                      measure_numeric, softmax_dimension_printed)

@@ -24,8 +24,8 @@ from typing import Any, Callable
 import pytest
 
 from attngeom import cli
-from attngeom.kernels.certificate_jobs import suite_jobs, write_certificates
-from attngeom.kernels.executor import Executor, make_executor
+from attngeom.core.certificate_jobs import suite_jobs, write_certificates
+from attngeom.core.executor import Executor, make_executor
 from attngeom.registry import certify_task
 from attngeom.kernels.threads import configure as configure_threads
 

@@ -29,7 +29,7 @@ import pytest
 from attngeom.geometry_proofs.hyperbolic.attention_benchmark import (TARGETS, BenchmarkConfig,
                                                                 format_report, run_benchmark)
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.errors import BackendUnavailable
+from attngeom.core.errors import BackendUnavailable
 
 pytestmark = pytest.mark.benchmark
 

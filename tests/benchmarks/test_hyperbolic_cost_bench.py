@@ -10,7 +10,7 @@ $ATTNGEOM_BENCH_DIR/hyperbolic_cost[_cuda].json.  Run with
 
     OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 pytest -m benchmark tests/benchmarks/test_hyperbolic_cost_bench.py -s
 
-The layers are timed in their Gram (matrix-product) form (:mod:`attngeom.geometry_proofs.hyperbolic.gram`,
+The layers are timed in their Gram (matrix-product) form (:mod:`attngeom.geometry_proofs.hyperbolic.accelerated.gram`,
 the form the cost claim is judged by); ATTNGEOM_RGT_FORM=elementwise times the element-wise
 Mobius evaluation of :mod:`attngeom.geometry_proofs.hyperbolic.attention` instead.
 """
@@ -25,7 +25,7 @@ import pytest
 
 from attngeom.geometry_proofs.hyperbolic import cost
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.errors import BackendUnavailable
+from attngeom.core.errors import BackendUnavailable
 from attngeom.kernels.sampling import Sampler
 
 pytestmark = pytest.mark.benchmark

@@ -38,7 +38,7 @@ from pathlib import Path
 import pytest
 
 from attngeom.kernels import threads
-from attngeom.kernels.claim import CheckContext
+from attngeom.core.claim import CheckContext
 
 pytestmark = pytest.mark.benchmark
 

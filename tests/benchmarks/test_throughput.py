@@ -24,8 +24,8 @@ import numpy as np
 import pytest
 
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.claim import CheckContext
-from attngeom.kernels.errors import BackendUnavailable
+from attngeom.core.claim import CheckContext
+from attngeom.core.errors import BackendUnavailable
 from attngeom.kernels.sampling import Sampler
 from attngeom.lightning_alg.claims import REGISTRY
 from attngeom.lightning_alg.claims.base import coordinates_of

@@ -1,4 +1,4 @@
-// Runs attngeom/kernels/csrc/kl_statistics_warp.cu on the CPU, for the tests
+// Runs attngeom/geometry_proofs/gauge/accelerated/csrc/kl_statistics_warp.cu on the CPU, for the tests
 // (tests/test_kl_statistics_cuda.py): each warp is 32 std::threads in lockstep at every
 // shuffle (two barriers a shuffle), blocks one after another.  It checks the kernel's
 // arithmetic and its lane logic, not its speed.  Build (g++ >= 10):

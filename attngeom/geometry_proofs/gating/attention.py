@@ -18,7 +18,7 @@ import numpy as np
 import sympy
 
 from attngeom.geometry_proofs.ops import evaluate_expression
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.sampling import Sampler
 
 

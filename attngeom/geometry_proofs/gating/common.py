@@ -12,11 +12,11 @@ import sympy
 from attngeom.geometry_proofs.claim_support import LimitedClaim
 from attngeom.geometry_proofs.ops import SymbolicOps
 from attngeom.geometry_proofs.riemann import Immersion, coordinates, vanishes_identically
-from attngeom.kernels.claim import CheckContext, Param
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.expressions import MAX_TEXT_LENGTH, parse_rational
+from attngeom.core.claim import CheckContext, Param
+from attngeom.core.errors import BadInput
+from attngeom.core.expressions import MAX_TEXT_LENGTH, parse_rational
 from attngeom.kernels.sampling import Sampler
-from attngeom.kernels.verdict import Verdict, proved, refuted
+from attngeom.core.verdict import Verdict, proved, refuted
 
 AMBIENT = Param("ambient", "decoder dimension D of N(mu, I_D) (GEC)", default=3)
 AFFINE_DIM = Param("k", "dimension k of the affine chart a + B phi (GEC Thm 3.1)", default=2)

@@ -19,9 +19,9 @@ from attngeom.geometry_proofs.gating.common import (
 from attngeom.geometry_proofs.ops import evaluate_expression, parse_expression
 from attngeom.geometry_proofs.riemann import (
     cancel_trig, fisher_rao_metric, gaussian_curvature, immersion_gaussian_curvature_at)
-from attngeom.kernels.claim import Param
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.verdict import proved, refuted
+from attngeom.core.claim import Param
+from attngeom.core.errors import BadInput
+from attngeom.core.verdict import proved, refuted
 
 # --------------------------------------------------------------------------------------
 # GEC Lemma 3.12, Thm 3.13, Cor 3.14 and Lemma 3.10 / 3.11 (the normal form)

@@ -15,11 +15,11 @@ from attngeom.geometry_proofs.gating.common import (
 from attngeom.geometry_proofs.riemann import (
     cancel_trig, components, coordinates, fisher_rao_metric, gaussian_curvature,
     metric_to_christoffel_1st, metric_to_christoffel_2nd, metric_to_riemann_lowered)
-from attngeom.kernels.claim import CheckContext, Param
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.erratum import Erratum, ErratumSpec, ErrorKind
+from attngeom.core.claim import CheckContext, Param
+from attngeom.core.errors import BadInput
+from attngeom.core.erratum import Erratum, ErratumSpec, ErrorKind
 from attngeom.kernels.sampling import Sampler
-from attngeom.kernels.verdict import Verdict, consistent, not_applicable, proved, refuted
+from attngeom.core.verdict import Verdict, consistent, not_applicable, proved, refuted
 
 # --------------------------------------------------------------------------------------
 # GEC Thm 3.1

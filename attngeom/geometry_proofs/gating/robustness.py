@@ -16,11 +16,11 @@ from attngeom.geometry_proofs.gating.common import (
     zero_differences)
 from attngeom.geometry_proofs.riemann import (
     Immersion, cancel_trig, coordinates, immersion_to_riemann_lowered_at)
-from attngeom.kernels.claim import Param
+from attngeom.core.claim import Param
 from attngeom.kernels.curvature import immersion_curvature_from_jet
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.erratum import Erratum, ErrorKind
-from attngeom.kernels.verdict import Status, Verdict, combine, consistent, proved, refuted, with_erratum
+from attngeom.core.errors import BadInput
+from attngeom.core.erratum import Erratum, ErrorKind
+from attngeom.core.verdict import Status, Verdict, combine, consistent, proved, refuted, with_erratum
 
 # --------------------------------------------------------------------------------------
 # GEC Thm 3.18, Lemma 3.19, Lemma 3.20

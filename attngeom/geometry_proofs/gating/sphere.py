@@ -16,10 +16,10 @@ from attngeom.geometry_proofs.gating.common import (
 from attngeom.geometry_proofs.ops import SymbolicOps
 from attngeom.geometry_proofs.riemann import (
     components, coordinates, gaussian_curvature, metric_to_christoffel_2nd)
-from attngeom.kernels.claim import CheckContext, Param
+from attngeom.core.claim import CheckContext, Param
 from attngeom.kernels.curvature import immersion_curvature_from_jet
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.verdict import consistent, proved, refuted
+from attngeom.core.errors import BadInput
+from attngeom.core.verdict import consistent, proved, refuted
 
 # --------------------------------------------------------------------------------------
 # GEC Lemma 3.5

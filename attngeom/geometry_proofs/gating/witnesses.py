@@ -23,9 +23,9 @@ from attngeom.geometry_proofs.gating.depth import DepthAmplificationClaim
 from attngeom.geometry_proofs.gating.sphere import GatedSphereClaim
 from attngeom.geometry_proofs.riemann import Immersion
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.claim import CheckContext
-from attngeom.kernels.errors import BadInput, NotApplicable
-from attngeom.kernels.expressions import parse_rational
+from attngeom.core.claim import CheckContext
+from attngeom.core.errors import BadInput, NotApplicable
+from attngeom.core.expressions import parse_rational
 from attngeom.kernels.sampling import Sampler
 
 WITNESSES = ("sphere", "normal-form")
@@ -35,7 +35,7 @@ OPTIONS = {"sphere": ("ambient", "values", "gate_strength"),
 
 
 def _gate_strength(text) -> Fraction:
-    """--gate-strength as an exact rational (1, 0.5, 1/2; attngeom.kernels.expressions.parse_rational)."""
+    """--gate-strength as an exact rational (1, 0.5, 1/2; attngeom.core.expressions.parse_rational)."""
     return parse_rational(text, "--gate-strength")
 
 

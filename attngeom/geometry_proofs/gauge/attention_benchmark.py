@@ -5,8 +5,8 @@ and attributes it to one matrix exponential per pair (O(K^3)) and one Gaussian K
 (O(K^2)).  This module times, in one process and on one backend / device, at GT's size
 (N = 128 tokens, K = 100 = 5 heads x SO(20), batch 3):
 
-* ``direct``      :func:`attngeom.kernels.kl_attention.kl_attention_direct` (Omega_ij per pair);
-* ``structured``  :func:`attngeom.kernels.kl_attention.kl_attention_structured` (beliefs rotated once);
+* ``direct``      :func:`attngeom.geometry_proofs.gauge.accelerated.kl_attention.kl_attention_direct` (Omega_ij per pair);
+* ``structured``  :func:`attngeom.geometry_proofs.gauge.accelerated.kl_attention.kl_attention_structured` (beliefs rotated once);
 * ``standard``    the standard attention layer at the same N and K: Q, K, V = X W_Q, X W_K,
   X W_V, softmax(Q K^T / sqrt(d)) V per head, output projection W_O;
 * ``standard_core`` softmax(Q K^T / sqrt(d)) V alone (Q, K, V given); on JAX both
@@ -28,7 +28,7 @@ With ``cuda_graphs`` (torch on CUDA, where the eager kernels are launch-bound; i
 
 * ``structured_graphed``  the structured kernel replayed from CUDA graphs
   (``kl_attention_structured(..., graphs=True)``: the host read of frame_exp's bound, then
-  one graph per Taylor plan; :mod:`attngeom.kernels.kl_attention_graphs`);
+  one graph per Taylor plan; :mod:`attngeom.geometry_proofs.gauge.accelerated.kl_attention_graphs`);
 * ``standard_graphed``  the standard layer replayed from one CUDA graph (eager it is a
   handful of launches; graphed too, so that both sides drop their launch overhead);
 * ``structured_graphed_static``  the graphed kernel returning the graph's own outputs
@@ -64,13 +64,14 @@ import numpy as np
 
 from attngeom.kernels.allocator import NOT_KEPT_NOTE, keep_freed_memory
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.kl_attention import (dot_product_attention, frame_exp, full_float32_matmuls,
+from attngeom.core.errors import BadInput
+from attngeom.geometry_proofs.gauge.accelerated.kl_attention import (dot_product_attention, frame_exp, full_float32_matmuls,
                                            kl_attention_direct, kl_attention_structured, pairwise_operands,
                                            pairwise_product, rotated_statistics, skew, so_dimension,
                                            split_heads)
-from attngeom.kernels.kl_attention import (_attention_weights, _frame_spec, _grouped, cholesky,
-                                           diagonal_congruence, solve_lower_right)
+from attngeom.geometry_proofs.gauge.accelerated.kl_pairwise import _grouped, diagonal_congruence
+from attngeom.geometry_proofs.gauge.accelerated.kl_primitives import _frame_spec, cholesky, solve_lower_right
+from attngeom.geometry_proofs.gauge.accelerated.kl_structured import _attention_weights
 from attngeom.kernels.sampling import Sampler
 
 
@@ -205,12 +206,12 @@ def _interleaved_seconds(jobs: list, synchronize: Callable, progress) -> dict:
 def _factorizations_job(mu, sigma, frames, be) -> Callable[[], object]:
     """The per-(token, head) work of full Sigma that no arrangement of (b) avoids, as the
     kernel does it: where the compiled statistics apply
-    (:mod:`attngeom.kernels.kl_statistics_cpu`, the CPU) all of it, the rows written;
+    (:mod:`attngeom.geometry_proofs.gauge.accelerated.kl_statistics_cpu`, the CPU) all of it, the rows written;
     otherwise the batched calls' Cholesky factors L of every Sigma, the triangular solve
     [R^T; mu^T] L^{-T} and the two Gram products (M and [P; (P nu)^T]) -- timed on their
     own, their time added to the floor bounds from below what (b) can reach this way
     (``floor_and_factorizations_over_floor``)."""
-    from attngeom.kernels import kl_statistics_cpu
+    from attngeom.geometry_proofs.gauge.accelerated import kl_statistics_cpu
     n = mu.shape[-1]
     if kl_statistics_cpu.unavailable(be, mu, sigma, frames) is None:
         head, skew_frames = _frame_spec(frames)
@@ -232,12 +233,12 @@ def _factorizations_job(mu, sigma, frames, be) -> Callable[[], object]:
 
 def _congruence_job(mu, sigma, frames, be) -> Callable[[], object]:
     """The per-token work of diagonal Sigma that no arrangement of (b) avoids, as the kernel
-    does it: where the compiled statistics apply (:mod:`attngeom.kernels.kl_statistics_cpu`)
+    does it: where the compiled statistics apply (:mod:`attngeom.geometry_proofs.gauge.accelerated.kl_statistics_cpu`)
     all of it, the rows written; otherwise the pair products of R's columns and their
     product with the rows (v, 1/v) of the heads sharing R (M - nu nu^T and P of every head,
-    half-vectorized), as :func:`attngeom.kernels.kl_attention.rotated_statistics` does it,
+    half-vectorized), as :func:`attngeom.geometry_proofs.gauge.accelerated.kl_attention.rotated_statistics` does it,
     timed alone."""
-    from attngeom.kernels import kl_statistics_cpu
+    from attngeom.geometry_proofs.gauge.accelerated import kl_statistics_cpu
     head, skew_frames = _frame_spec(frames)
     rotation = frame_exp(skew_frames, be)
     if kl_statistics_cpu.unavailable(be, mu, sigma, frames) is None:
@@ -260,7 +261,7 @@ def _softmax_job(mu, sigma, frames, kappa, diagonal, be) -> Callable[[], object]
 
 def run_benchmark(config: BenchmarkConfig,
                   progress: Callable[..., Iterable] = lambda items, **_: items) -> dict:
-    """Time the kernels of :mod:`attngeom.kernels.kl_attention` at ``config``; return plain data.
+    """Time the kernels of :mod:`attngeom.geometry_proofs.gauge.accelerated.kl_attention` at ``config``; return plain data.
 
     Returns
     -------
@@ -381,11 +382,11 @@ def run_benchmark(config: BenchmarkConfig,
 
 def _statistics_path(config: BenchmarkConfig, be, mu, sigma, frames) -> str:
     """How the eager structured kernel computed its per-token statistics: "CUDA C (one warp a
-    matrix)" (the default mode "warp" of :mod:`attngeom.kernels.kl_statistics_triton`,
-    :mod:`attngeom.kernels.kl_statistics_cuda`), "triton" (its Triton kernels; "triton (why
+    matrix)" (the default mode "warp" of :mod:`attngeom.geometry_proofs.gauge.accelerated.kl_statistics_triton`,
+    :mod:`attngeom.geometry_proofs.gauge.accelerated.kl_statistics_cuda`), "triton" (its Triton kernels; "triton (why
     not the CUDA C kernel)" where "warp" fell back to them), "compiled C (instruction set)"
-    (:mod:`attngeom.kernels.kl_statistics_cpu`) or "library calls (why not)"."""
-    from attngeom.kernels import kl_statistics_cpu, kl_statistics_cuda, kl_statistics_triton
+    (:mod:`attngeom.geometry_proofs.gauge.accelerated.kl_statistics_cpu`) or "library calls (why not)"."""
+    from attngeom.geometry_proofs.gauge.accelerated import kl_statistics_cpu, kl_statistics_cuda, kl_statistics_triton
     rotation = frames           # the compiled kernels' conditions do not depend on the values
     compiled = kl_statistics_cpu.unavailable(be, mu, sigma, rotation)
     if compiled is None:

@@ -33,8 +33,8 @@ from attngeom.geometry_proofs.gauge.free_energy import attention_weights, evalua
 from attngeom.geometry_proofs.gauge.symbolic_free_energy import (assembled, decide, generic_alignment, generic_point,
                                                       scalar_system)
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.erratum import ErratumSpec, ErrorKind
-from attngeom.kernels.verdict import combine
+from attngeom.core.erratum import ErratumSpec, ErrorKind
+from attngeom.core.verdict import combine
 
 ARGUMENTS = {"mu": 0, "Sigma": 1, "frames": 2}
 

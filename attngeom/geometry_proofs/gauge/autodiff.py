@@ -13,8 +13,8 @@ from typing import Callable
 import numpy as np
 
 from attngeom.kernels.backend import Backend, get_backend
-from attngeom.kernels.claim import CheckContext
-from attngeom.kernels.errors import BackendUnavailable
+from attngeom.core.claim import CheckContext
+from attngeom.core.errors import BackendUnavailable
 
 
 def autodiff_backend(context: CheckContext) -> Backend:

@@ -13,7 +13,7 @@ from attngeom.geometry_proofs.gauge.beliefs import (kl_by_expectation, symbolic_
 from attngeom.geometry_proofs.gauge.claim_base import (
     COVARIANCE, DIM, SIGMA, TOKENS, GaugeClaim, symbolic_identity)
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.kl_attention import gaussian_kl, gaussian_kl_diagonal
+from attngeom.geometry_proofs.gauge.accelerated.kl_attention import gaussian_kl, gaussian_kl_diagonal
 
 #: closed form vs sigma-point expectation: float64 rounding of sums of K^2 terms
 KL_TOLERANCE = 1e-10
@@ -24,7 +24,7 @@ class GaussianKLClaim(GaugeClaim):
     S_2^{-1} (mu_2 - mu_1) - K + log |S_2| / |S_1|].
 
     Symbolic (K = 2): E_q[log q - log p] expanded with E[x] = mu_1, E[x x^T] = S_1 + mu_1 mu_1^T
-    equals the closed form.  Numeric: :func:`attngeom.kernels.kl_attention.gaussian_kl` (and
+    equals the closed form.  Numeric: :func:`attngeom.geometry_proofs.gauge.accelerated.kl_attention.gaussian_kl` (and
     ``gaussian_kl_diagonal`` for diagonal covariances) at every sampled pair (q_i, p_j)
     against the sigma-point expectation (exact for the quadratic log-ratio) on the
     requested backend."""

@@ -1,6 +1,6 @@
 """Gaussian beliefs N(mu, Sigma) of GT and their closed-form KL divergence (GT App. C.1).
 
-Numeric KL comes from :func:`attngeom.kernels.kl_attention.gaussian_kl` (one copy of the formula
+Numeric KL comes from :func:`attngeom.geometry_proofs.gauge.accelerated.kl_attention.gaussian_kl` (one copy of the formula
 in the code base, written by the kernel and reused here); this module adds what the gauge
 claims need around it: validation of covariances (SPD, full or diagonal), the symmetric
 part used to differentiate with respect to a covariance, seeded SPD samples, the
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.sampling import Sampler
 
 

@@ -22,10 +22,10 @@ from attngeom.geometry_proofs.claim_support import LimitedClaim
 from attngeom.geometry_proofs.gauge.beliefs import validate_covariance
 from attngeom.geometry_proofs.gauge.free_energy import GaugeSystem, sample_system
 from attngeom.geometry_proofs.gauge.transport import head_size
-from attngeom.kernels.claim import CheckContext, Param
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.evidence import Bound
-from attngeom.kernels.verdict import Verdict, consistent, proved, refuted
+from attngeom.core.claim import CheckContext, Param
+from attngeom.core.errors import BadInput
+from attngeom.core.evidence import Bound
+from attngeom.core.verdict import Verdict, consistent, proved, refuted
 
 TOKENS = Param("tokens", "number N of agents (tokens), N >= 1 (GT)", default=3)
 DIM = Param("dim", "belief dimension K of N(mu, Sigma) (GT)", default=4)

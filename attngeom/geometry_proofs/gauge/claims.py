@@ -1,7 +1,7 @@
 """The claims of this paper area: every module of the package named ``*_claims`` defines
 ``CLAIMS``; they are collected here (``ORDER`` first, the rest alphabetically)."""
 
-from attngeom.kernels.claim import collect_claims
+from attngeom.core.claim import collect_claims
 
 #: The order of `attngeom list`: the paper's order (§2 objects and gradients, the counts of
 #: §2.5 and Tables 2-4, §5's Dirac limit and holonomy, Appendix B).

@@ -32,7 +32,7 @@ import scipy.linalg
 from scipy.sparse.csgraph import connected_components
 
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.kl_attention import block_diagonal, so_basis
+from attngeom.geometry_proofs.gauge.accelerated.kl_attention import block_diagonal, so_basis
 
 VOCABULARY = 50_257
 #: A figure rounded at its last printed digit is within half a unit of that digit.

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from attngeom.geometry_proofs.claim_support import render_items
 from attngeom.geometry_proofs.gauge import counts
-from attngeom.kernels.claim import Claim
-from attngeom.kernels.erratum import Erratum, ErrorKind
+from attngeom.core.claim import Claim
+from attngeom.core.erratum import Erratum, ErrorKind
 from attngeom.kernels.sampling import Sampler
-from attngeom.kernels.verdict import consistent, proved, refuted
+from attngeom.core.verdict import consistent, proved, refuted
 
 #: a figure reproduces when |printed - computed| <= 1/2 unit of its last printed digit
 UNITS_TOLERANCE = counts.ROUNDING_UNITS + counts.FIGURE_SLACK

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from attngeom.kernels.backend import Backend, get_backend
-from attngeom.kernels.kl_attention import frame_exp, kl_attention_direct, skew, so_dimension, softmax_last
+from attngeom.geometry_proofs.gauge.accelerated.kl_attention import frame_exp, kl_attention_direct, skew, so_dimension, softmax_last
 
 #: the sigma^2 of the coupled path sigma^2 -> 0, sigma^2 tau = c
 SIGMA2_PATH = (1.0, 1e-1, 1e-2, 1e-4, 1e-6)
@@ -50,7 +50,7 @@ def rotations(frames, n: int, be: Backend):
 def beta_on_path(mu, frames, sigma2: float, c: float, be: Backend):
     """beta_ij = softmax_j(-KL(q_i || Omega_ij q_j) / tau) with q_i = N(mu_i, sigma^2 I),
     tau = c / sigma^2 (GT eqs 58, 60), from the Gaussian KL itself (the direct kernel of
-    :mod:`attngeom.kernels.kl_attention`, no closed form), shape=[N, N]."""
+    :mod:`attngeom.geometry_proofs.gauge.accelerated.kl_attention`, no closed form), shape=[N, N]."""
     length, n = mu.shape
     sigma = sigma2 * be.asarray(np.broadcast_to(np.eye(n), (1, length, n, n)).copy())
     skew_frames = skew(frames, n, be)[None]

@@ -3,7 +3,7 @@ the limit of the attention weights along sigma^2 -> 0 with sigma^2 tau = c.
 
 * ``gt-dirac-kl``: KL(N(mu_i, s I) || Omega N(mu_j, s I)) = |mu_i - Omega mu_j|^2 / (2 s) for
   orthogonal Omega: proved with SymPy (Cayley-parametrized SO(2), symbolic means and
-  s), and checked numerically against the Gaussian KL of :mod:`attngeom.kernels.kl_attention`.
+  s), and checked numerically against the Gaussian KL of :mod:`attngeom.geometry_proofs.gauge.accelerated.kl_attention`.
 * ``gt-dirac-limit``: beta along the coupled path, computed from the Gaussian KL itself,
   against GT's limit softmax_j(mu_i^T Omega_ij mu_j / c) (``--variant printed``) and the
   limit derived from eq 47, softmax_j((mu_i^T Omega_ij mu_j - |mu_j|^2 / 2) / c)
@@ -20,10 +20,10 @@ from attngeom.geometry_proofs.gauge import dirac
 from attngeom.geometry_proofs.gauge.claim_base import DIM, TOKENS, VARIANT, GaugeClaim, symbolic_identity
 from attngeom.geometry_proofs.gauge.holonomy import cayley, symbolic_skew
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.erratum import ErratumSpec, ErrorKind
-from attngeom.kernels.claim import Param
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.kl_attention import gaussian_kl
+from attngeom.core.erratum import ErratumSpec, ErrorKind
+from attngeom.core.claim import Param
+from attngeom.core.errors import BadInput
+from attngeom.geometry_proofs.gauge.accelerated.kl_attention import gaussian_kl
 
 KEY_NORMS = Param("key_norms", "equal or unequal norms |mu_j| of the keys (GT Dirac limit)",
                   default="unequal", kind="str")
@@ -54,7 +54,7 @@ class DiracKLClaim(GaugeClaim):
     Symbolic: Omega = C(A_i) C(A_j)^T with the Cayley map C of generic A in so(2),
     symbolic means and sigma^2; the three parts of the closed-form KL (trace - n, log-det
     ratio, Mahalanobis) minus eq 47 cancel.  Numeric: the Cholesky-based Gaussian KL of
-    :func:`attngeom.kernels.kl_attention.gaussian_kl` at sampled frames (Omega = exp(phi_i) exp(-phi_j)),
+    :func:`attngeom.geometry_proofs.gauge.accelerated.kl_attention.gaussian_kl` at sampled frames (Omega = exp(phi_i) exp(-phi_j)),
     means and sigma^2 in 1 .. 1e-6, against eq 47."""
 
     id = "gt-dirac-kl"

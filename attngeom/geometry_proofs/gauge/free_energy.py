@@ -29,8 +29,8 @@ import numpy as np
 from attngeom.geometry_proofs.gauge.beliefs import dense_covariance, sample_covariances, symmetric_part
 from attngeom.geometry_proofs.gauge.transport import head_size, pairwise_transport, transport_belief
 from attngeom.kernels.backend import Backend
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.kl_attention import gaussian_kl, so_dimension, softmax_last
+from attngeom.core.errors import BadInput
+from attngeom.geometry_proofs.gauge.accelerated.kl_attention import gaussian_kl, so_dimension, softmax_last
 from attngeom.kernels.sampling import Sampler
 
 

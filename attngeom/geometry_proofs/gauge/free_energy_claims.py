@@ -1,6 +1,6 @@
 """GT eqs (1), (13), (58): KL attention beta_ij = softmax_j(-K_ij / kappa), K_ij =
 KL(q_i || Omega_ij q_j), as the free energy of :mod:`attngeom.geometry_proofs.gauge.free_energy`
-computes it, against the KL-attention kernel of :mod:`attngeom.kernels.kl_attention` (both of its
+computes it, against the KL-attention kernel of :mod:`attngeom.geometry_proofs.gauge.accelerated.kl_attention` (both of its
 forms), and two consequences of the definition: every row of beta is a probability vector
 and, since K_ii = KL(q_i || q_i) = 0 <= K_ij, beta_ii is the largest weight of its row.
 """
@@ -13,7 +13,7 @@ from attngeom.geometry_proofs.claim_support import render_items
 from attngeom.geometry_proofs.gauge.claim_base import COVARIANCE, DIM, KAPPA, TOKENS, GaugeClaim
 from attngeom.geometry_proofs.gauge.free_energy import evaluate
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.kl_attention import kl_attention_direct, kl_attention_structured, skew
+from attngeom.geometry_proofs.gauge.accelerated.kl_attention import kl_attention_direct, kl_attention_structured, skew
 
 #: the two implementations are different float64 computations of the same numbers
 ATTENTION_TOLERANCE = 1e-10

@@ -43,7 +43,7 @@ import numpy as np
 from attngeom.geometry_proofs.gauge.attention_benchmark import (BenchmarkConfig, MEMORY_SHARE,
                                                                  _median_seconds, physical_memory_bytes,
                                                                  sample_inputs)
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 
 #: GT's regularizer (``eps = 1e-6`` in their ``_compute_kl_matrix_torch`` and
 #: ``_compute_kl_matrix_diagonal``) added to both covariances of the full-Sigma KL.
@@ -77,7 +77,7 @@ def gt_layout(inputs: dict, n: int, generators: np.ndarray) -> dict:
     """Our seeded inputs in GT's per-head layout: mu [H][B, N, n], Sigma [H][B, N, n, n] or
     variances [H][B, N, n] (our [B, H, N, ...] split along H), phi [B, N, n(n-1)/2] (one
     frame per token shared by the heads, their SO(N) mode) in the basis ``generators``."""
-    from attngeom.kernels.kl_attention import skew
+    from attngeom.geometry_proofs.gauge.accelerated.kl_attention import skew
     from attngeom.kernels.backend import get_backend
     frames = skew(inputs["frame_coordinates"], n, get_backend("numpy"))[:, 0]
     phi, residual = frame_coordinates(frames, generators)
@@ -139,7 +139,7 @@ def diagonal_transport_kl(inputs: dict, n: int) -> np.ndarray:
     diag(Omega D Omega^T)_k = sum_l Omega_kl^2 d_l (what their diagonal mode computes,
     recomputed here with our exponentials and our diagonal Gaussian KL)."""
     from attngeom.kernels.backend import get_backend
-    from attngeom.kernels.kl_attention import frame_exp, gaussian_kl_diagonal, skew
+    from attngeom.geometry_proofs.gauge.accelerated.kl_attention import frame_exp, gaussian_kl_diagonal, skew
     be = get_backend("numpy")
     rotation = frame_exp(skew(inputs["frame_coordinates"], n, be), be)[:, 0]     # [B, N, n, n]
     mu, var = inputs["mu"], inputs["Sigma"]
@@ -163,7 +163,7 @@ def gt_planned_bytes(config: BenchmarkConfig) -> int:
 
 def _ours(config: BenchmarkConfig, inputs: dict, regularizer: float = 0.0):
     from attngeom.kernels.backend import get_backend
-    from attngeom.kernels.kl_attention import kl_attention_structured, skew
+    from attngeom.geometry_proofs.gauge.accelerated.kl_attention import kl_attention_structured, skew
     be = get_backend(config.backend, config.device)
     n = config.head_dim
     sigma = inputs["Sigma"] + (regularizer if config.diagonal else regularizer * np.eye(n))

@@ -21,7 +21,7 @@ import numpy as np
 import sympy
 
 from attngeom.kernels.backend import Backend
-from attngeom.kernels.kl_attention import frame_exp, matrix_exp, skew
+from attngeom.geometry_proofs.gauge.accelerated.kl_attention import frame_exp, matrix_exp, skew
 
 
 def pure_gauge_transport(frames, n: int, be: Backend):

@@ -23,9 +23,9 @@ from attngeom.geometry_proofs.gauge import holonomy
 from attngeom.geometry_proofs.gauge.autodiff import autodiff_backend, gradient
 from attngeom.geometry_proofs.gauge.claim_base import DIM, TOKENS, GaugeClaim
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.kl_attention import so_dimension
-from attngeom.kernels.verdict import consistent, proved, refuted
+from attngeom.core.errors import BadInput
+from attngeom.geometry_proofs.gauge.accelerated.kl_attention import so_dimension
+from attngeom.core.verdict import consistent, proved, refuted
 
 #: |Hol - I| for products of up to ~10 float64 orthogonal matrices of norm 1
 HOLONOMY_TOLERANCE = 1e-12

@@ -24,8 +24,8 @@ from attngeom.geometry_proofs.gauge.claim_base import (
     GaugeClaim, symbolic_identity)
 from attngeom.geometry_proofs.gauge.free_energy import GaugeSystem, pair_arrays, pair_kl
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.erratum import ErratumSpec, ErrorKind
-from attngeom.kernels.verdict import combine
+from attngeom.core.erratum import ErratumSpec, ErrorKind
+from attngeom.core.verdict import combine
 
 SLOTS = ("mu_query", "S_query", "mu_key", "S_key", "omega")
 #: an exact rational rotation for the symbolic checks

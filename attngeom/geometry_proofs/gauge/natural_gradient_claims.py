@@ -19,8 +19,8 @@ from attngeom.geometry_proofs.gauge.claim_base import (
     GaugeClaim, parse_sigma, symbolic_identity)
 from attngeom.geometry_proofs.gauge.free_energy import free_energy
 from attngeom.geometry_proofs.gauge.transport import random_rotation
-from attngeom.kernels.erratum import ErratumSpec, ErrorKind
-from attngeom.kernels.verdict import combine, consistent, refuted
+from attngeom.core.erratum import ErratumSpec, ErrorKind
+from attngeom.core.verdict import combine, consistent, refuted
 
 
 def agent_gradients(be, system, i: int):

@@ -99,7 +99,7 @@ def decide(difference: sympy.Expr, point, *, holds: str, fails: str, evidence: d
     substituted in order; 30-digit evaluation; the witness is the point and the value),
     else ``proved`` when ``sympy.simplify`` reduces it to 0, else ``refuted`` with the
     unreduced difference."""
-    from attngeom.kernels.verdict import proved, refuted
+    from attngeom.core.verdict import proved, refuted
 
     point = list(point.items()) if isinstance(point, dict) else list(point)
     value = sympy.N(difference.subs(point), 30)

@@ -3,7 +3,7 @@ representation rho = H x fund (GT eqs 36-37, 45-46), and the derivative of the m
 exponential (GT eqs 34-35).
 
 The single-pair pieces (the basis of so(n), vector -> skew matrix, exp, block-diagonal
-assembly) are those of :mod:`attngeom.kernels.kl_attention`; this module builds on them what the
+assembly) are those of :mod:`attngeom.geometry_proofs.gauge.accelerated.kl_attention`; this module builds on them what the
 free energy and the gradient claims need: all pairs Omega_ij of N tokens, skew -> vector,
 and three independent evaluations of d/dt exp(phi + t xi).
 
@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from attngeom.kernels.backend import Backend
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.kl_attention import block_diagonal, matrix_exp, skew, so_basis, so_dimension
+from attngeom.core.errors import BadInput
+from attngeom.geometry_proofs.gauge.accelerated.kl_attention import block_diagonal, matrix_exp, skew, so_basis, so_dimension
 
 
 def head_size(dim: int, head_dim: int | None) -> tuple[int, int]:
@@ -34,8 +34,8 @@ def head_size(dim: int, head_dim: int | None) -> tuple[int, int]:
 
 
 def skew_to_vector(phi: np.ndarray) -> np.ndarray:
-    """The coordinates of skew matrices in :func:`attngeom.kernels.kl_attention.so_basis`,
-    shape=[..., n, n] -> [..., n(n-1)/2] (inverse of :func:`attngeom.kernels.kl_attention.skew`)."""
+    """The coordinates of skew matrices in :func:`attngeom.geometry_proofs.gauge.accelerated.kl_attention.so_basis`,
+    shape=[..., n, n] -> [..., n(n-1)/2] (inverse of :func:`attngeom.geometry_proofs.gauge.accelerated.kl_attention.skew`)."""
     n = phi.shape[-1]
     rows, cols = np.triu_indices(n, k=1)
     return phi[..., rows, cols]
@@ -50,7 +50,7 @@ def representation(omega, heads: int, be: Backend):
 
 
 def frame_rotations(phi, be: Backend):
-    """exp(phi) for skew matrices shape=[N, n, n] (:func:`attngeom.kernels.kl_attention.matrix_exp`)."""
+    """exp(phi) for skew matrices shape=[N, n, n] (:func:`attngeom.geometry_proofs.gauge.accelerated.kl_attention.matrix_exp`)."""
     return matrix_exp(phi, be)
 
 

@@ -21,8 +21,8 @@ from attngeom.geometry_proofs.gauge.claim_base import (
 from attngeom.geometry_proofs.gauge.transport import (dexp_adjoint_series, dexp_block, dexp_integral, head_size,
                                              pairwise_transport, random_rotation)
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.erratum import ErratumSpec, ErrorKind
-from attngeom.kernels.kl_attention import gaussian_kl, matrix_exp, skew, so_basis, so_dimension
+from attngeom.core.erratum import ErratumSpec, ErrorKind
+from attngeom.geometry_proofs.gauge.accelerated.kl_attention import gaussian_kl, matrix_exp, skew, so_basis, so_dimension
 
 #: |Omega^T Omega - I|, |det Omega - 1|, block structure: float64 rounding of expm of norm-a-few matrices
 GROUP_TOLERANCE = 1e-12

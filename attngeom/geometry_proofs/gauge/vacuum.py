@@ -19,7 +19,7 @@ import scipy.linalg
 from attngeom.geometry_proofs.gauge.free_energy import GaugeSystem, sample_system
 from attngeom.geometry_proofs.gauge.transport import skew_to_vector
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.kl_attention import skew
+from attngeom.geometry_proofs.gauge.accelerated.kl_attention import skew
 from attngeom.kernels.sampling import Sampler
 
 

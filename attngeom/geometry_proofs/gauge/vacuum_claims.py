@@ -21,8 +21,8 @@ from attngeom.geometry_proofs.gauge.free_energy import evaluate, free_energy, pa
 from attngeom.geometry_proofs.gauge.symbolic_free_energy import assembled, decide, scalar_system, stationarity_eq53
 from attngeom.geometry_proofs.gauge.transport import random_rotation
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.erratum import ErratumSpec, ErrorKind
-from attngeom.kernels.kl_attention import gaussian_kl
+from attngeom.core.erratum import ErratumSpec, ErrorKind
+from attngeom.geometry_proofs.gauge.accelerated.kl_attention import gaussian_kl
 
 #: |F(g.q) - F(q)| / |F|: float64 rounding of a sum of O(N^2) KL terms of size O(1)
 INVARIANCE_TOLERANCE = 1e-11

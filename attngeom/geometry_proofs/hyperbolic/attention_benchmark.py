@@ -1,13 +1,13 @@
 """Timing of the RGT attention kernels in matrix-product (Gram) form against Euclidean
 attention (issue 26; RGT Prop 9.3 / Table 1), in one process, on one backend / device.
 
-Implementations (all from :mod:`attngeom.geometry_proofs.hyperbolic.gram`, O(N^2 + N d) memory):
+Implementations (all from :mod:`attngeom.geometry_proofs.hyperbolic.accelerated.gram`, O(N^2 + N d) memory):
 
 * ``euclidean``        softmax(q k^T / sqrt(d)) v, the baseline;
 * ``geodesic``         eq (14) scores, eq (15) weights, three steps of Algorithm 1 (eta = 1)
   from the tangent mean at the origin (eq 16);
 * ``geodesic_bound``   the same with the step-size rule eta_i = 2 / (1 + L_i)
-  (:func:`~attngeom.geometry_proofs.hyperbolic.gram.frechet_steps`);
+  (:func:`~attngeom.geometry_proofs.hyperbolic.accelerated.gram.frechet_steps`);
 * ``algorithm3``       Algorithm 3 as printed (key-value scores in T_{q_i});
 * ``algorithm3_query`` its query-dependent variant (eq 14 scores, aggregation in T_{q_i});
 * ``tangent_origin``   tangent attention in T_0 (the "optimized" column of Table 1);
@@ -35,10 +35,12 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from attngeom.geometry_proofs.hyperbolic import attention, frechet, gram, lorentz, poincare
+from attngeom.geometry_proofs.hyperbolic import attention, frechet, lorentz, poincare
+
+from attngeom.geometry_proofs.hyperbolic.accelerated import gram
 from attngeom.kernels.allocator import NOT_KEPT_NOTE, keep_freed_memory
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.sampling import Sampler
 
 #: name -> the Gram-form kernel, called as f(q, k, v, c) (Lorentz: points on L_c^d).
@@ -177,10 +179,9 @@ def run_benchmark(config: BenchmarkConfig,
         report["agreement"] = agreement(config, be, kernels, min(config.sizes))
     # every kernel replayed from CUDA graphs (torch-cuda; launch-bound there) or compiled by
     # torch.compile (torch), against the same of Euclidean attention and its eager form:
-    # .graphs.timed_section
+    # timed_section
     for part, wanted in (("cuda_graphs", config.cuda_graphs), ("torch_compile", config.compiled)):
         if wanted:
-            from attngeom.geometry_proofs.hyperbolic.graphs import timed_section
             report[part] = timed_section(config, be, kernels, rows, part)
     return report
 
@@ -300,3 +301,70 @@ def _part_lines(report: dict, part: str, label: str, header: str, names: list) -
 def _mark(met: dict, name: str) -> str:
     """``*`` where a kernel meets its target, ``!`` where it misses, a blank without one."""
     return ("*" if met[name] else "!") if name in met else " "
+
+
+def timed_section(config, be, kernels: dict, rows: list, part_name: str) -> dict:
+    """Time every kernel of ``kernels`` (name -> f(q, k, v), the benchmark's) run as
+    :data:`PARTS` ``[part_name]`` says (replayed from CUDA graphs, or compiled) at every N
+    of ``rows``, round-robin with eager Euclidean attention (the first round captures or
+    compiles, untimed); add to each row ``part_name`` = {seconds,
+    ratios_over_euclidean_<label>, ratios_over_euclidean (eager), targets_met_over_...}, the
+    ratios of best wall-clock times on CUDA and of best process CPU times on the CPU;
+    return the report's ``part_name`` part (the kernels with a target only, when the part
+    says so): ``<label>`` (engaged, no fallback),
+    ``applicable``, the runner's counters and fallback reasons, and max |fast - eager| per
+    kernel at the smallest N (must be <= 1e-12 in float64)."""
+    from attngeom.geometry_proofs.hyperbolic.accelerated.graphs import PARTS
+    part = PARTS[part_name]
+    label = part.label
+    c = float(config.curvature)
+    part.runner.clear()
+    part.runner.reset_stats()
+    if part.only_targets:
+        kernels = {name: kernel for name, kernel in kernels.items() if name == "euclidean" or name in TARGETS}
+    fast = {name: part.wrap(name, kernel, c, be) for name, kernel in kernels.items()}
+    timed = dict(fast)
+    timed["euclidean_eager"] = kernels["euclidean"]
+    try:
+        for row in rows:
+            ball = [be.asarray(a) for a in sample_inputs(config, row["N"])]
+            hyperboloid = [lorentz.from_ball(a, c) for a in ball]
+            runs = {name: [] for name in timed}
+            cpu_runs = {name: [] for name in timed}
+            for rep in range(config.repeats + 1):          # the first round captures / compiles
+                for name, kernel in timed.items():
+                    start, cpu_start = time.perf_counter(), time.process_time()
+                    be.synchronize(kernel(*_inputs_for(name, ball, hyperboloid)))
+                    if rep:
+                        runs[name].append(time.perf_counter() - start)
+                        cpu_runs[name].append(time.process_time() - cpu_start)
+            seconds = {name: {"best_s": min(runs[name]), "median_s": float(np.median(runs[name])),
+                              "cpu_best_s": min(cpu_runs[name])} for name in timed}
+            # on the CPU the ratios are of process CPU time, as the eager table's
+            best = {name: seconds[name]["cpu_best_s" if be.device == "cpu" else "best_s"]
+                    for name in timed}
+            names = [name for name in fast if name != "euclidean"]
+            over_fast = {name: best[name] / best["euclidean"] for name in names}
+            over_eager = {name: best[name] / best["euclidean_eager"] for name in names}
+            row[part_name] = {
+                "seconds": seconds,
+                f"ratios_over_euclidean_{label}": over_fast,
+                "ratios_over_euclidean": over_eager,
+                f"targets_met_over_euclidean_{label}": {n: over_fast[n] <= t for n, t in TARGETS.items()},
+                "targets_met_over_euclidean": {n: over_eager[n] <= t for n, t in TARGETS.items()}}
+            if part.clear_each_size:
+                part.runner.clear()                        # one N's graphs at a time
+        counters = part.runner.stats()
+        n = min(config.sizes)
+        ball = [be.asarray(a) for a in sample_inputs(config, n)]
+        hyperboloid = [lorentz.from_ball(a, c) for a in ball]
+        agreement = {}
+        for name, kernel in kernels.items():
+            inputs = _inputs_for(name, ball, hyperboloid)
+            fast[name](*inputs)                            # capture / compile, then compare
+            agreement[name] = float(np.max(np.abs(be.to_numpy(fast[name](*inputs))
+                                                  - be.to_numpy(kernel(*inputs)))))
+    finally:
+        part.runner.clear()
+    return {label: part.engaged(counters), "applicable": part.applies(be), "stats": counters,
+            "agreement_with_eager": agreement}

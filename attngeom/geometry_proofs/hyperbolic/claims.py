@@ -1,7 +1,7 @@
 """The claims of this paper area: every module of the package named ``*_claims`` defines
 ``CLAIMS``; they are collected here (``ORDER`` first, the rest alphabetically)."""
 
-from attngeom.kernels.claim import collect_claims
+from attngeom.core.claim import collect_claims
 
 #: The order of `attngeom list`: the paper's order (the geometry of §2-4 and its stability,
 #: products, Frechet means and attention layers of §5-6, tangent attention of §8.2, volume

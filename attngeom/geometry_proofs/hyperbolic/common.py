@@ -11,9 +11,9 @@ import numpy as np
 
 from attngeom.geometry_proofs.claim_support import LimitedClaim, format_value
 from attngeom.geometry_proofs.hyperbolic import poincare
-from attngeom.kernels.claim import Param
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.expressions import MAX_TEXT_LENGTH, parse_rational
+from attngeom.core.claim import Param
+from attngeom.core.errors import BadInput
+from attngeom.core.expressions import MAX_TEXT_LENGTH, parse_rational
 
 CURVATURE = Param("curvature", "curvature parameter c > 0 of the Poincare ball B_c^d (sectional "
                   "curvature -c; RGT), a number or a rational such as 1/2", default="1", kind="str")
@@ -27,7 +27,7 @@ TOKENS = Param("tokens", "sequence length N (RGT attention)", default=64)
 
 
 def parse_real(text: Any, name: str, positive: bool = True) -> float:
-    """A float from '0.5', '1/2', '1e-3' (:func:`attngeom.kernels.expressions.parse_rational`;
+    """A float from '0.5', '1/2', '1e-3' (:func:`attngeom.core.expressions.parse_rational`;
     BadInput otherwise; > 0 when ``positive``)."""
     value = float(parse_rational(text, f"--{name}"))
     if not math.isfinite(value):

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import time
 
-from attngeom.geometry_proofs.hyperbolic import attention, gram, poincare
+from attngeom.geometry_proofs.hyperbolic import attention, poincare
 
+from attngeom.geometry_proofs.hyperbolic.accelerated import gram
 IMPLEMENTATIONS = ("euclidean", "geodesic", "tangent_printed", "tangent_origin")
 FORMS = ("gram", "elementwise")
 

@@ -8,10 +8,10 @@ import math
 from attngeom.geometry_proofs.claim_support import context_backend, render_items
 from attngeom.geometry_proofs.hyperbolic import cost
 from attngeom.geometry_proofs.hyperbolic.common import TOKENS, RGTClaim
-from attngeom.kernels.claim import Param
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.evidence import measured
-from attngeom.kernels.verdict import combine, consistent, refuted
+from attngeom.core.claim import Param
+from attngeom.core.errors import BadInput
+from attngeom.core.evidence import measured
+from attngeom.core.verdict import combine, consistent, refuted
 
 MODEL_DIM = Param("model_dim", "embedding dimension d of the cost comparison (RGT Prop 9.3; the paper's d = 64)",
                   default=64)
@@ -34,7 +34,7 @@ class CostClaim(RGTClaim):
     O(N^2 d + N d K') (K' ~ 2 "accounts for tangent space projections"; Table 1: ~1.5-2x)
     via tangent-space attention (§8.2).
 
-    Judged with the layers written as an expert would (:mod:`attngeom.geometry_proofs.hyperbolic.gram`:
+    Judged with the layers written as an expert would (:mod:`attngeom.geometry_proofs.hyperbolic.accelerated.gram`:
     every pairwise quantity of the ball from a Gram matrix and the squared norms; the same
     numbers as the element-wise Mobius evaluation to 1e-12).
 

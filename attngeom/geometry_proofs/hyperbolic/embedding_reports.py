@@ -18,7 +18,7 @@ from attngeom.geometry_proofs.hyperbolic.sala import sala_bits_estimate, sala_em
 from attngeom.geometry_proofs.hyperbolic.sarkar import (TreeEmbedding, bits_needed, measure_distortion,
                                                rigorous_worst, sarkar_embedding)
 from attngeom.geometry_proofs.hyperbolic.trees import parse_tree
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 
 CONSTRUCTIONS = ("sarkar", "sala")
 

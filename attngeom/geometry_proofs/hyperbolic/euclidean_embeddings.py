@@ -30,7 +30,7 @@ import networkx as nx
 import numpy as np
 
 from attngeom.geometry_proofs.hyperbolic.trees import depths, parents, tree_distances
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.sampling import Sampler
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from attngeom.geometry_proofs.hyperbolic import poincare
 from attngeom.geometry_proofs.hyperbolic.poincare import _sqnorm, check_curvature, namespace
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 
 
 def frechet_objective(p, points, weights, c):

@@ -10,10 +10,10 @@ from attngeom.geometry_proofs.hyperbolic import attention, frechet, lorentz, poi
 from attngeom.geometry_proofs.hyperbolic.common import (
     BALL_DIM, CURVATURE, ETA, RADIUS, TOKENS, RGTClaim, as_list, fmt, parse_curvature,
     parse_real)
-from attngeom.kernels.claim import Param
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.erratum import Erratum, ErrorKind
-from attngeom.kernels.verdict import combine, consistent, refuted, with_erratum
+from attngeom.core.claim import Param
+from attngeom.core.errors import BadInput
+from attngeom.core.erratum import Erratum, ErrorKind
+from attngeom.core.verdict import combine, consistent, refuted, with_erratum
 
 VARIANT = Param("variant", "printed: the statement as printed; corrected: the repaired one",
                 default="printed", kind="str")
@@ -104,7 +104,7 @@ class FrechetAlgorithmClaim(RGTClaim):
     spread); H by central differences; Algorithm 1 at --eta from v_1.  ``consistent`` when it
     reaches the reference mean (gradient norm <= 1e-10) with an observed rate within 0.05 of
     rho.  When it does not converge (rho >= 1): ``refuted`` of kind missing hypothesis
-    (:mod:`attngeom.kernels.erratum`) -- the paper fixes no step size ("where eta is step size"), and
+    (:mod:`attngeom.core.erratum`) -- the paper fixes no step size ("where eta is step size"), and
     the condition it omits is eta < 2 / lambda_max: part ``printed`` is the witness (eta
     outside the condition, no convergence), part ``condition`` runs Algorithm 1 on the same
     data at eta = 2 / (lambda_min + lambda_max) (inside it) and must reach the reference mean

@@ -20,7 +20,7 @@ from scipy.optimize import root
 
 from attngeom.geometry_proofs import riemann
 from attngeom.geometry_proofs.hyperbolic import poincare
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 
 #: Largest dimension whose Christoffel symbols are derived symbolically here.
 MAX_DIM = 5

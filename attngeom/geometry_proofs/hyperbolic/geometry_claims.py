@@ -16,7 +16,7 @@ from attngeom.geometry_proofs.hyperbolic import geodesics, lorentz, poincare
 from attngeom.geometry_proofs.hyperbolic.common import (
     BALL_DIM, CURVATURE, POINT, RADIUS, RGTClaim, as_list, fmt, parse_curvature,
     parse_point, parse_real)
-from attngeom.kernels.verdict import proved, refuted
+from attngeom.core.verdict import proved, refuted
 
 #: Sampled points per numeric check unless --samples says otherwise.
 DEFAULT_SAMPLES = 200
@@ -105,7 +105,7 @@ class PoincareCurvatureClaim(RGTClaim):
     def check_symbolic(self, params, context):
         d = params["d"]
         if d > 4:
-            from attngeom.kernels.errors import BadInput
+            from attngeom.core.errors import BadInput
             raise BadInput(f"the symbolic curvature check is limited to d <= 4 (got {d}); use --method numeric")
         c = sympy.Symbol("c", positive=True)
         coords = riemann.coordinates(d, "x")

@@ -9,8 +9,8 @@ from attngeom.geometry_proofs.claim_support import context_backend, render_items
 from attngeom.geometry_proofs.hyperbolic import frechet, layers, poincare
 from attngeom.geometry_proofs.hyperbolic.common import (
     BALL_DIM, CURVATURE, RADIUS, TOKENS, RGTClaim, as_list, fmt, parse_curvature, parse_real)
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.verdict import refuted
+from attngeom.core.errors import BadInput
+from attngeom.core.verdict import refuted
 
 
 def _points(context, params, count, key):

@@ -23,7 +23,7 @@ the signatures those of geoopt / geomstats (no backend argument) and lets torch 
 autodiff pass through.
 
 Bad input: ``c <= 0`` and points with ``c |x|^2 >= 1`` raise
-:class:`attngeom.kernels.errors.BadInput` with one line (the check is skipped inside jax
+:class:`attngeom.core.errors.BadInput` with one line (the check is skipped inside jax
 transformations, where values are abstract).
 """
 
@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 
 #: The clipping margin of RGT eq (28).
 PAPER_EPS = 1e-5

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from attngeom.geometry_proofs.hyperbolic import poincare
 from attngeom.geometry_proofs.hyperbolic.poincare import _dot, _norm, _safe, check_curvature, namespace
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 
 
 class Sphere:

@@ -8,7 +8,7 @@ from attngeom.geometry_proofs.claim_support import render_items, residual_verdic
 from attngeom.geometry_proofs.hyperbolic import poincare
 from attngeom.geometry_proofs.hyperbolic.common import CURVATURE, RGTClaim, as_list, fmt, parse_curvature
 from attngeom.geometry_proofs.hyperbolic.products import ProductManifold
-from attngeom.kernels.claim import Param
+from attngeom.core.claim import Param
 
 FACTOR_DIMS = Param("factor_dims", "dimensions d1,d2,d3 of H^d1 x S^d2 x E^d3 (RGT eq 24; 0 drops a factor)",
                     default=(2, 2, 2), kind="intlist", minimum=0)
@@ -63,7 +63,7 @@ class ProductManifoldClaim(RGTClaim):
         c = parse_curvature(params["curvature"])
         dims = tuple(params["factor_dims"])
         if len(dims) != 3:
-            from attngeom.kernels.errors import BadInput
+            from attngeom.core.errors import BadInput
             raise BadInput(f"--factor-dims needs three dimensions d1,d2,d3; got {dims}")
         manifold = ProductManifold.of(*dims, c_hyperbolic=c, c_spherical=c)
         count = context.samples or 8

@@ -29,7 +29,7 @@ import networkx as nx
 
 from attngeom.geometry_proofs.hyperbolic.sarkar import (TreeEmbedding, bits_needed, measure_distortion,
                                                sarkar_embedding, sarkar_tau)
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 
 
 def sala_tau(max_degree: int, eps: float) -> float:

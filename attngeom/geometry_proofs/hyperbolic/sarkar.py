@@ -37,7 +37,7 @@ import networkx as nx
 import numpy as np
 
 from attngeom.geometry_proofs.hyperbolic.trees import depths, parents, tree_distances
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 
 #: Bits kept beyond the largest hyperbolic radius (in bits) while building the embedding.
 GUARD_BITS = 64

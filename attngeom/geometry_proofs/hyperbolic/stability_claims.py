@@ -9,8 +9,8 @@ import numpy as np
 from attngeom.geometry_proofs.claim_support import render_items
 from attngeom.geometry_proofs.hyperbolic import lorentz, poincare
 from attngeom.geometry_proofs.hyperbolic.common import RGTClaim
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.verdict import consistent, refuted
+from attngeom.core.errors import BadInput
+from attngeom.core.verdict import consistent, refuted
 
 RADII = (5.0, 10.0, 15.0, 20.0, 30.0)
 TRIALS = 6

@@ -8,10 +8,10 @@ from attngeom.geometry_proofs.claim_support import render_items
 from attngeom.geometry_proofs.hyperbolic import tangent_error
 from attngeom.geometry_proofs.hyperbolic.common import BALL_DIM, TOKENS, RGTClaim
 from attngeom.geometry_proofs.hyperbolic.frechet_claims import VARIANT
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.erratum import Erratum, ErrorKind
-from attngeom.kernels.evidence import Bound, measured
-from attngeom.kernels.verdict import combine, consistent, refuted, with_erratum
+from attngeom.core.errors import BadInput
+from attngeom.core.erratum import Erratum, ErrorKind
+from attngeom.core.evidence import Bound, measured
+from attngeom.core.verdict import combine, consistent, refuted, with_erratum
 
 RADII = (0.05, 0.1, 0.2, 0.4)
 #: Seven decades of curvature: a fitted c-exponent from three points is weak evidence either
@@ -41,7 +41,7 @@ class TangentAttentionErrorClaim(RGTClaim):
     error does not vanish with c: err / (c r^2) grows without bound as c -> 0; the witness is
     the cell c = 1e-6, r = 0.4).  The table and fits are measured (their smallest errors,
     ~1e-12 at c = 1e-6, sit near the reference mean's accuracy); the decisions are bounds.
-    ``printed``: refuted of kind misprinted formula (:mod:`attngeom.kernels.erratum`) when the
+    ``printed``: refuted of kind misprinted formula (:mod:`attngeom.core.erratum`) when the
     corrected line 3 meets O(c r^2) on the same grid (part ``corrected``).
     """
 

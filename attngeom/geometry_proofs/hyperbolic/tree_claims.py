@@ -19,11 +19,11 @@ from attngeom.geometry_proofs.hyperbolic import euclidean_embeddings as euclid
 from attngeom.geometry_proofs.hyperbolic import hierarchy, poincare, sala, sarkar
 from attngeom.geometry_proofs.hyperbolic.embedding_reports import parse_eps
 from attngeom.geometry_proofs.hyperbolic.trees import parse_tree
-from attngeom.kernels.claim import CheckContext, Claim, Param
-from attngeom.kernels.erratum import Erratum, ErrorKind
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.evidence import Bound, measured
-from attngeom.kernels.verdict import combine, consistent, refuted, with_erratum
+from attngeom.core.claim import CheckContext, Claim, Param
+from attngeom.core.erratum import Erratum, ErrorKind
+from attngeom.core.errors import BadInput
+from attngeom.core.evidence import Bound, measured
+from attngeom.core.verdict import combine, consistent, refuted, with_erratum
 
 TREE = Param("tree", "a tree: path:N, star:N, balanced:R:DEPTH, random:N[:SEED] or an "
              "edge-list file (RGT Thm 3.4, Prop 9.2)", default="balanced:2:5", kind="str")
@@ -469,7 +469,7 @@ class HierarchyPreservationClaim(TreeClaim):
         normalised = hierarchy.isometric_copy(run.points, tree.graph["root"])
         # 400 RSGD epochs amplify rounding: the trained embedding, hence which pairs
         # violate eq (30), moves with the BLAS kernel; a certificate records the outcome of
-        # the run (measured) and compares what the verdict rests on (attngeom.kernels.evidence)
+        # the run (measured) and compares what the verdict rests on (attngeom.core.evidence)
         evidence = {"nodes": tree.number_of_nodes(), "pairs": len(run.pairs),
                     "epochs": run.epochs, "seed": context.seed, "run": measured({
                         "satisfied_with_root_moved_to_o": len(run.pairs) - len(

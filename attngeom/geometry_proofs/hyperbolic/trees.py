@@ -22,7 +22,7 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.sampling import Sampler
 
 #: Largest tree the parser builds (all-pairs work is quadratic in n).

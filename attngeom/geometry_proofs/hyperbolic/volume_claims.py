@@ -10,8 +10,8 @@ import sympy
 from attngeom.geometry_proofs.claim_support import render_items
 from attngeom.geometry_proofs.hyperbolic import volume
 from attngeom.geometry_proofs.hyperbolic.common import BALL_DIM, CURVATURE, RGTClaim, fmt, parse_curvature
-from attngeom.kernels.erratum import Erratum, ErrorKind
-from attngeom.kernels.verdict import combine, consistent, proved, refuted, with_erratum
+from attngeom.core.erratum import Erratum, ErrorKind
+from attngeom.core.verdict import combine, consistent, proved, refuted, with_erratum
 
 
 class VolumeGrowthClaim(RGTClaim):

@@ -5,8 +5,8 @@ instances; they are collected here in module-name order, so adding a claim modul
 no edit elsewhere.
 """
 
-from attngeom.kernels.claim import ClaimRegistry, collect_claims
-from attngeom.kernels.errors import BadInput
+from attngeom.core.claim import ClaimRegistry, collect_claims
+from attngeom.core.errors import BadInput
 
 #: The order of `attngeom list`: the papers' order (ADM §2-5, then HMK); modules not named
 #: here follow alphabetically.

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from attngeom.kernels.claim import CheckContext, Claim, Param
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.verdict import Verdict, combine
+from attngeom.core.claim import CheckContext, Claim, Param
+from attngeom.core.errors import BadInput
+from attngeom.core.verdict import Verdict, combine
 from attngeom.lightning_alg.coordinates import CoordinateSystem
 from attngeom.lightning_alg.family_check import check_family
 from attngeom.lightning_alg.invariant import Invariant, format_invariant, invariant_json
@@ -80,7 +80,7 @@ class FamilyClaim(Claim):
         raise NotImplementedError
 
     def side_checks(self, params, coords, members, context: CheckContext) -> dict[str, Verdict]:
-        """What the theorem says beyond "these vanish", by part name (attngeom.kernels.verdict)."""
+        """What the theorem says beyond "these vanish", by part name (attngeom.core.verdict)."""
         return {}
 
     def auto_method(self, params):

@@ -20,11 +20,10 @@ the formula over its range, not a proof for every size; the summary states the r
 
 from __future__ import annotations
 
-from attngeom.kernels.claim import Claim, Param
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.verdict import Verdict, combine
-from attngeom.lightning_alg.claims.hmk import _dimension_verdict
-from attngeom.lightning_alg.claims.hmk_support import NETWORK_PARAMS, formula_show
+from attngeom.core.claim import Claim, Param
+from attngeom.core.errors import BadInput
+from attngeom.core.verdict import Verdict, combine
+from attngeom.lightning_alg.claims.hmk_support import NETWORK_PARAMS, dimension_verdict, formula_show
 from attngeom.lightning_alg.hmk.dimension import Architecture, architecture
 from attngeom.lightning_alg.models import dimension as model_dimension
 from attngeom.lightning_alg.models.network import VariantNetwork
@@ -77,7 +76,7 @@ class VariantDimensionClaim(Claim):
         evidence = {"architecture": net.arch.describe(), "variant": net.variant.describe(),
                     "fibre_measured_upper_bound": net.parameters - m.rank,
                     "symmetry_orbit_dimension_measured": m.symmetry_rank, **evidence}
-        return _dimension_verdict(self.formula_name, formula, m, net.arch, context.seed, evidence)
+        return dimension_verdict(self.formula_name, formula, m, net.arch, context.seed, evidence)
 
     def check(self, method, params, context):
         if params["d"] is not None:
@@ -103,7 +102,7 @@ class VariantDimensionClaim(Claim):
         net = variant_network(params)
         if self.violation(net):
             raise BadInput(self.violation(net))
-        from attngeom.kernels.claim import CheckContext
+        from attngeom.core.claim import CheckContext
         value, _ = self.expected(net, CheckContext(seed=0))
         return formula_show([(self.formula_name, self.formula_text, value),
                              ("parameters", "sum_i d_(i-1) (H (2a_i + d_i) + [linear] d_i)",

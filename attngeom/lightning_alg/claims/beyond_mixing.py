@@ -26,9 +26,9 @@ import numpy as np
 
 from attngeom.kernels.primefield import matmul_mod_p
 from attngeom.kernels.sampling import DEFAULT_PRIME
-from attngeom.kernels.verdict import Verdict, combine, refuted, verified
+from attngeom.core.verdict import Verdict, combine, refuted, verified
 from attngeom.lightning_alg.claims.beyond import VariantDimensionClaim
-from attngeom.lightning_alg.claims.hmk import _dimension_verdict
+from attngeom.lightning_alg.claims.hmk_support import dimension_verdict
 from attngeom.lightning_alg.hmk.dimension import Architecture
 from attngeom.lightning_alg.models import dimension as model_dimension
 from attngeom.lightning_alg.models import mixing
@@ -113,7 +113,7 @@ class MultiHeadMixingClaim(VariantDimensionClaim):
         formula, evidence = self.expected(net, context)
         evidence = {"architecture": net.arch.describe(), "variant": net.variant.describe(),
                     **evidence}
-        dimension = _dimension_verdict(self.formula_name, formula, m, net.arch, context.seed,
+        dimension = dimension_verdict(self.formula_name, formula, m, net.arch, context.seed,
                                        evidence)
         return combine({"mixing-kernel": kernel, "dimension": dimension})
 

@@ -4,9 +4,9 @@
 
 from __future__ import annotations
 
-from attngeom.kernels.claim import Param
+from attngeom.core.claim import Param
 from attngeom.kernels.sampling import Sampler
-from attngeom.kernels.verdict import combine
+from attngeom.core.verdict import combine
 from attngeom.lightning_alg.claims.base import FamilyClaim, coordinates_of, render_invariants
 from attngeom.lightning_alg.invariant import Invariant
 from attngeom.lightning_alg.invariants import brill

@@ -9,7 +9,7 @@ import numpy as np
 
 from attngeom.kernels.primefield import rank_mod_p
 from attngeom.kernels.sampling import DEFAULT_PRIME
-from attngeom.kernels.verdict import Verdict, combine, consistent, proved, refuted, verified
+from attngeom.core.verdict import Verdict, combine, consistent, proved, refuted, verified
 from attngeom.lightning_alg.claims.base import COL, D, DPRIME, ROW, render_invariants
 from attngeom.lightning_alg.claims.single_column import (
     A_ONE, SingleColumnClaim, SingleColumnRankClaim, T, generic_cubics_mod_p, nmod_rows,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from math import comb
 
-from attngeom.kernels.verdict import proved
+from attngeom.core.verdict import proved
 from attngeom.lightning_alg.claims.cross_column import (
     MatrixMinorsClaim, coordinate_matrix_identity, count_check, generic_weights, half_of,
     weights_ring_name)

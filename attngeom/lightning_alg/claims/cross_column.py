@@ -33,10 +33,10 @@ from flint import fmpq, fmpq_mat
 from sympy import QQ
 
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.polyeval import compile_polynomials
 from attngeom.kernels.sampling import DEFAULT_PRIME
-from attngeom.kernels.verdict import Verdict, combine, consistent, proved, refuted
+from attngeom.core.verdict import Verdict, combine, consistent, proved, refuted
 from attngeom.lightning_alg.claims.base import (
     LIGHTNING_PARAMS, MATRIX, MAX_SYMBOLIC_COORDINATES, FamilyClaim, coordinates_of,
     render_invariants)

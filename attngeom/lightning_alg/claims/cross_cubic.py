@@ -3,7 +3,7 @@ and their 3-minors (see :mod:`.cross_column` for how every family claim is check
 
 from __future__ import annotations
 
-from attngeom.kernels.verdict import Verdict, proved
+from attngeom.core.verdict import Verdict, proved
 from attngeom.lightning_alg.claims.cross_column import (
     CrossColumnFamilyClaim, MEMBER_ENTRY_BUDGET, context_hypothesis, half_of,
     coordinate_matrix_identity, weights_ring_name, generic_weights, count_check, distinct_members)

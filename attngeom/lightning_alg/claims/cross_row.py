@@ -3,7 +3,7 @@ rows (see :mod:`.cross_column`)."""
 
 from __future__ import annotations
 
-from attngeom.kernels.verdict import proved
+from attngeom.core.verdict import proved
 from attngeom.lightning_alg.claims.base import A, ALL_OUTPUTS, COL, D, DPRIME, MATRIX, T, validate_lightning
 from attngeom.lightning_alg.claims.cross_column import (
     MatrixMinorsClaim, minor_entry_terms, matrix_identity_verdict, ring_matmul, weights_ring_name, generic_weights)

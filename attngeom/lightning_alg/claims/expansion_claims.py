@@ -7,10 +7,10 @@ import json
 
 import numpy as np
 
-from attngeom.kernels.claim import CheckContext, Claim
+from attngeom.core.claim import CheckContext, Claim
 from attngeom.kernels.primefield import matmul_mod_p
 from attngeom.kernels.sampling import DEFAULT_PRIME
-from attngeom.kernels.verdict import proved, refuted, verified
+from attngeom.core.verdict import proved, refuted, verified
 from attngeom.lightning_alg.claims.base import D, DPRIME, T, require
 from attngeom.lightning_alg.coordinates import (
     CoordinateSystem, per_coordinate_count, prop5_per_coordinate_formula, prop5_total_formula)

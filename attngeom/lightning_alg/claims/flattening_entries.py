@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 
-from attngeom.kernels.claim import Claim
-from attngeom.kernels.errors import BadInput
+from attngeom.core.claim import Claim
+from attngeom.core.errors import BadInput
 from attngeom.kernels.sampling import DEFAULT_PRIME
-from attngeom.kernels.erratum import Erratum, ErrorKind
-from attngeom.kernels.verdict import Verdict, proved, refuted, verified
+from attngeom.core.erratum import Erratum, ErrorKind
+from attngeom.core.verdict import Verdict, proved, refuted, verified
 from attngeom.lightning_alg.claims.base import LIGHTNING_PARAMS, coordinates_of, validate_lightning
 from attngeom.lightning_alg.claims.cross_column import (
     context_hypothesis, flattening_of, half_of, ring_matmul, generic_weights)

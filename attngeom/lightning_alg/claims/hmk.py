@@ -13,88 +13,20 @@ import math
 import numpy as np
 
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.claim import CheckContext, Claim
-from attngeom.kernels.errors import BadInput
+from attngeom.core.claim import CheckContext, Claim
+from attngeom.core.errors import BadInput
 from attngeom.kernels.jacobian import jacobian_float, jacobian_mod_p, numerical_rank
 from attngeom.kernels.primefield import rank_mod_p
-from attngeom.kernels.erratum import Erratum, ErrorKind
-from attngeom.kernels.verdict import Verdict, combine, consistent, refuted, verified, with_erratum
+from attngeom.core.erratum import Erratum, ErrorKind
+from attngeom.core.verdict import Verdict, combine, consistent, refuted
 from attngeom.lightning_alg.claims.hmk_support import (
-    LAYERS, NETWORK_PARAMS, PRIME, A, D, DPRIME, T, SingleLayerClaim, formula_show,
-    minor_degree, single_layer_dims)
+    LAYERS, NETWORK_PARAMS, PRIME, A, D, DPRIME, T, SingleLayerClaim, dimension_verdict,
+    formula_show, single_layer_dims)
 from attngeom.lightning_alg.hmk.dimension import (
     FORMULA_TEXT, Architecture, architecture, deep_dimension_corrected, deep_dimension_printed,
-    entry_degree, eq5_parameters_printed, measure_exact, measure_numeric,
+    eq5_parameters_printed, measure_exact, measure_numeric,
     parameter_space_dimension, single_layer_dimension, softmax_dimension_printed)
 from attngeom.lightning_alg.model import attention_matrix, softmax_attention
-
-
-def _dimension_verdict(name: str, formula: int, m, arch: Architecture, seed: int,
-                       evidence: dict, corrected: int | None = None,
-                       other_problems: tuple = (), texts: tuple[str, str] | None = None,
-                       other_errata: tuple = ()) -> Verdict:
-    """The verdict of 'formula = dimension' from a RankMeasurement, evidence at top level
-    (the ``dimension`` command prints it).  ``texts``: the printed and the corrected
-    formula; a refutation is a misprinted formula when the corrected value equals the
-    measured dimension (certified or ample), else a false statement.  ``other_errata``
-    belong to ``other_problems`` (eq (5), say)."""
-    ev = {"formula_name": name, "formula": formula, **m.evidence(), **evidence}
-    if corrected is not None:
-        ev["corrected_formula"] = corrected
-    problems = list(other_problems)
-    if m.method == "numeric":
-        m.numerical.require_clear(f"{name} at {arch.describe()}")
-    # the measured rank is a lower bound on the dimension; it is the dimension only when it
-    # meets the symmetry bound (certified) or stopped growing (ample).  Otherwise a formula
-    # at or above it is neither shown nor refuted: a formula too small would pass.
-    if m.rank <= formula and not m.certified and not m.ample:
-        relation = "below" if m.rank < formula else "equal to"
-        raise BadInput(f"inconclusive: rank {m.rank} at {m.samples} inputs ({relation} the "
-                       f"formula, {formula}) is only a lower bound: it is below the symmetry "
-                       f"bound ({m.upper_bound}) and not ample; take more --samples (or none: "
-                       "exact ranks adapt)")
-    if m.rank != formula:
-        if m.rank > formula:
-            how = "the measured rank is a lower bound, so the formula is too small"
-        elif m.certified:
-            how = "the rank equals P - dim(symmetry orbit), an upper bound: the dimension is exactly it"
-        else:
-            how = ("below the symmetry bound, at an ample sample (the rank stopped growing "
-                   "under doubling, or >= 2P rows); a deficient random point is unlikely")
-        problems.insert(0, {"formula": name, "value": formula, "measured": m.rank, "why": how})
-    if problems:
-        fix = f"; corrected formula gives {corrected}" if corrected is not None else ""
-        first = problems[0]
-        text = f"{first['formula']} gives {first['value']}, measured {first['measured']}"
-        erratum = None
-        if texts and corrected == m.rank and first["formula"] == name:
-            erratum = Erratum(ErrorKind.MISPRINTED_FORMULA, f"HMK {name}", f"{name} = {texts[0]}",
-                              texts[1], "the corrected formula equals the Jacobian rank, which is the "
-                              "dimension (certified by the symmetry bound or ample)")
-        elif other_errata:                   # the first problem's kind comes first
-            erratum = Erratum(ErrorKind.FALSE_STATEMENT, f"HMK {first['formula']}",
-                              f"{first['formula']} = {texts[0]}" if texts and first["formula"] == name
-                              else f"{first['formula']} gives {first['value']}")
-        verdict = refuted(method=m.method, evidence=ev, backend=m.backend, device=m.device,
-                       erratum=erratum,
-                       max_residual=None if m.numerical is None else m.numerical.dropped_max,
-                       counterexample={"architecture": arch.describe(), "seed": seed,
-                                       "problems": problems,
-                                       **({"prime": m.prime} if m.prime else {})},
-                       summary=f"{text} ({first['why']}){fix}")
-        for extra in other_errata:
-            with_erratum(verdict, extra)
-        return verdict
-    how = ("certified: = P - dim(symmetry orbit)" if m.certified
-           else "not certified by the symmetry bound")
-    summary = f"{name} = {formula} = measured rank ({how})"
-    if m.method == "exact":
-        return verified(checked=1, degree=minor_degree(m.rank, entry_degree(arch)),
-                        prime=m.prime, points=1, evidence=ev, summary=summary)
-    return consistent(checked=1, max_residual=m.numerical.dropped_max,
-                      tolerance=m.numerical.tolerance, backend=m.backend, device=m.device,
-                      evidence=ev, summary=summary + f"; smallest kept sigma/sigma_1 = "
-                                                     f"{m.numerical.kept_min:.3g}")
 
 
 # -- Cor 3.3 ---------------------------------------------------------------------------------------
@@ -146,7 +78,7 @@ class SingleLayerDimensionClaim(Claim):
     def _point(self, d, dp, a, t, method, context) -> Verdict:
         arch = Architecture((d, dp), (a,), t)
         m = _method_measure(arch, method, context)
-        return _dimension_verdict("eq (7)", single_layer_dimension(d, dp, a), m, arch,
+        return dimension_verdict("eq (7)", single_layer_dimension(d, dp, a), m, arch,
                                   context.seed, {"architecture": arch.describe()})
 
     def check(self, method, params, context):
@@ -241,7 +173,7 @@ class DeepDimensionClaim(Claim):
         evidence = {"architecture": arch.describe(), "delta": delta,
                     "parameters_eq5_printed": printed_P, "eq32": eq32,
                     "parameter_space_dimension_measured": space}
-        return _dimension_verdict("eq (14)", deep_dimension_printed(arch, delta), m, arch,
+        return dimension_verdict("eq (14)", deep_dimension_printed(arch, delta), m, arch,
                                   context.seed, evidence, deep_dimension_corrected(arch, delta),
                                   tuple(problems), (FORMULA_TEXT["eq14"], FORMULA_TEXT["eq14-corrected"]
                                                     + " (the sum over 1 < i <= l, as App. A.7 derives "
@@ -373,7 +305,7 @@ class SoftmaxDimensionClaim(Claim):
     def _point(self, arch, context) -> Verdict:
         m = _method_measure(arch, "numeric", context)
         delta = arch.delta
-        return _dimension_verdict("eq (16)", softmax_dimension_printed(arch, delta), m, arch,
+        return dimension_verdict("eq (16)", softmax_dimension_printed(arch, delta), m, arch,
                                   context.seed, {"architecture": arch.describe(), "delta": delta})
 
     def check_numeric(self, params, context):

@@ -8,10 +8,10 @@ import math
 import numpy as np
 import sympy
 
-from attngeom.kernels.claim import Claim
+from attngeom.core.claim import Claim
 from attngeom.kernels.jacobian import jacobian_mod_p
 from attngeom.kernels.primefield import matmul_mod_p, rank_mod_p
-from attngeom.kernels.verdict import Verdict, combine, proved
+from attngeom.core.verdict import Verdict, combine, proved
 from attngeom.lightning_alg.claims.hmk_support import (
     INPUTS_PER_POINT, IDENTITY_POINTS, LAYERS, NETWORK_PARAMS, PRIME, D, T, equal_values,
     formula_show, identity_verdict, mod_p, prime_inputs, rank_verdict)

@@ -13,12 +13,12 @@ import math
 import numpy as np
 import sympy
 
-from attngeom.kernels.claim import Claim
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.erratum import Erratum, ErrorKind
+from attngeom.core.claim import Claim
+from attngeom.core.errors import BadInput
+from attngeom.core.erratum import Erratum, ErrorKind
 from attngeom.kernels.jacobian import jacobian_mod_p
 from attngeom.kernels.primefield import matmul_mod_p, rank_mod_p
-from attngeom.kernels.verdict import Verdict, combine, proved, refuted, verified
+from attngeom.core.verdict import Verdict, combine, proved, refuted, verified
 from attngeom.lightning_alg.claims.hmk_support import (
     INPUTS_PER_POINT, IDENTITY_POINTS, PRIME, A, D, SingleLayerClaim, equal_values,
     formula_show, identity_verdict, minor_degree, mod_p, prime_inputs, rank_verdict,

@@ -1,4 +1,6 @@
-"""Parameters and verdict helpers shared by the HMK claim modules (``hmk``, ``hmk_fibres``).
+"""Parameters and verdict helpers shared by the HMK claim modules (``hmk``, ``hmk_fibres``,
+``beyond``, ``beyond_mixing``): :func:`dimension_verdict` judges a dimension formula (HMK
+eq 7, 14, 16) against a measured Jacobian rank.
 
 Exact checks run over F_p (p = 2^31 - 1) at random points; these helpers turn the failures
 of an identity check, or a measured rank against an expected one, into verdicts with
@@ -11,11 +13,13 @@ import json
 
 import numpy as np
 
-from attngeom.kernels.claim import Claim, Param
-from attngeom.kernels.errors import BadInput
+from attngeom.core.claim import Claim, Param
+from attngeom.core.erratum import Erratum, ErrorKind
+from attngeom.core.errors import BadInput
 from attngeom.kernels.jacobian import residues
 from attngeom.kernels.sampling import DEFAULT_PRIME, Sampler
-from attngeom.kernels.verdict import Verdict, refuted, verified
+from attngeom.core.verdict import Verdict, consistent, refuted, verified, with_erratum
+from attngeom.lightning_alg.hmk.dimension import Architecture, entry_degree
 
 PRIME = DEFAULT_PRIME
 #: Random points per exact identity check (--samples overrides).
@@ -125,3 +129,71 @@ def formula_show(rows: list[tuple[str, str, int | None]], fmt: str) -> str:
     if fmt == "latex":
         return "\n".join(f"\\text{{{n}}}: \\ {f}{value(v)} \\\\" for n, f, v in rows)
     return "\n".join(f"{n}: {f}{value(v)}" for n, f, v in rows)
+
+
+def dimension_verdict(name: str, formula: int, m, arch: Architecture, seed: int,
+                       evidence: dict, corrected: int | None = None,
+                       other_problems: tuple = (), texts: tuple[str, str] | None = None,
+                       other_errata: tuple = ()) -> Verdict:
+    """The verdict of 'formula = dimension' from a RankMeasurement, evidence at top level
+    (the ``dimension`` command prints it).  ``texts``: the printed and the corrected
+    formula; a refutation is a misprinted formula when the corrected value equals the
+    measured dimension (certified or ample), else a false statement.  ``other_errata``
+    belong to ``other_problems`` (eq (5), say)."""
+    ev = {"formula_name": name, "formula": formula, **m.evidence(), **evidence}
+    if corrected is not None:
+        ev["corrected_formula"] = corrected
+    problems = list(other_problems)
+    if m.method == "numeric":
+        m.numerical.require_clear(f"{name} at {arch.describe()}")
+    # the measured rank is a lower bound on the dimension; it is the dimension only when it
+    # meets the symmetry bound (certified) or stopped growing (ample).  Otherwise a formula
+    # at or above it is neither shown nor refuted: a formula too small would pass.
+    if m.rank <= formula and not m.certified and not m.ample:
+        relation = "below" if m.rank < formula else "equal to"
+        raise BadInput(f"inconclusive: rank {m.rank} at {m.samples} inputs ({relation} the "
+                       f"formula, {formula}) is only a lower bound: it is below the symmetry "
+                       f"bound ({m.upper_bound}) and not ample; take more --samples (or none: "
+                       "exact ranks adapt)")
+    if m.rank != formula:
+        if m.rank > formula:
+            how = "the measured rank is a lower bound, so the formula is too small"
+        elif m.certified:
+            how = "the rank equals P - dim(symmetry orbit), an upper bound: the dimension is exactly it"
+        else:
+            how = ("below the symmetry bound, at an ample sample (the rank stopped growing "
+                   "under doubling, or >= 2P rows); a deficient random point is unlikely")
+        problems.insert(0, {"formula": name, "value": formula, "measured": m.rank, "why": how})
+    if problems:
+        fix = f"; corrected formula gives {corrected}" if corrected is not None else ""
+        first = problems[0]
+        text = f"{first['formula']} gives {first['value']}, measured {first['measured']}"
+        erratum = None
+        if texts and corrected == m.rank and first["formula"] == name:
+            erratum = Erratum(ErrorKind.MISPRINTED_FORMULA, f"HMK {name}", f"{name} = {texts[0]}",
+                              texts[1], "the corrected formula equals the Jacobian rank, which is the "
+                              "dimension (certified by the symmetry bound or ample)")
+        elif other_errata:                   # the first problem's kind comes first
+            erratum = Erratum(ErrorKind.FALSE_STATEMENT, f"HMK {first['formula']}",
+                              f"{first['formula']} = {texts[0]}" if texts and first["formula"] == name
+                              else f"{first['formula']} gives {first['value']}")
+        verdict = refuted(method=m.method, evidence=ev, backend=m.backend, device=m.device,
+                       erratum=erratum,
+                       max_residual=None if m.numerical is None else m.numerical.dropped_max,
+                       counterexample={"architecture": arch.describe(), "seed": seed,
+                                       "problems": problems,
+                                       **({"prime": m.prime} if m.prime else {})},
+                       summary=f"{text} ({first['why']}){fix}")
+        for extra in other_errata:
+            with_erratum(verdict, extra)
+        return verdict
+    how = ("certified: = P - dim(symmetry orbit)" if m.certified
+           else "not certified by the symmetry bound")
+    summary = f"{name} = {formula} = measured rank ({how})"
+    if m.method == "exact":
+        return verified(checked=1, degree=minor_degree(m.rank, entry_degree(arch)),
+                        prime=m.prime, points=1, evidence=ev, summary=summary)
+    return consistent(checked=1, max_residual=m.numerical.dropped_max,
+                      tolerance=m.numerical.tolerance, backend=m.backend, device=m.device,
+                      evidence=ev, summary=summary + f"; smallest kept sigma/sigma_1 = "
+                                                     f"{m.numerical.kept_min:.3g}")

@@ -8,7 +8,7 @@ from flint import fmpq_mat
 
 from attngeom.kernels.primefield import rank_mod_p
 from attngeom.kernels.sampling import DEFAULT_PRIME
-from attngeom.kernels.verdict import proved, refuted
+from attngeom.core.verdict import proved, refuted
 from attngeom.lightning_alg.claims.base import FamilyClaim
 from attngeom.lightning_alg.invariants.linear import (
     coefficient_rows, internal_symmetrization_relations, linear_invariants)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from math import comb
 
-from attngeom.kernels.verdict import Verdict, proved, refuted
+from attngeom.core.verdict import Verdict, proved, refuted
 from attngeom.lightning_alg.claims.cross_column import (
     MatrixMinorsClaim, context_hypothesis, flattening_of, half_of, ring_matmul, coordinate_matrix_identity,
     generic_weights, count_check)

@@ -7,9 +7,9 @@ from __future__ import annotations
 from functools import lru_cache
 from math import comb, factorial
 
-from attngeom.kernels.claim import Param
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.verdict import proved
+from attngeom.core.claim import Param
+from attngeom.core.errors import BadInput
+from attngeom.core.verdict import proved
 from attngeom.lightning_alg.claims.cross_column import (
     CrossColumnFamilyClaim, MAX_MAXIMAL_MINORS, context_hypothesis, flattening_of)
 from attngeom.lightning_alg.claims.syzygy import relation_proof

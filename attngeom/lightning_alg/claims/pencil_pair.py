@@ -3,7 +3,7 @@ construction and proof in :mod:`attngeom.lightning_alg.invariants.pencil_pair`).
 
 from __future__ import annotations
 
-from attngeom.kernels.verdict import Verdict
+from attngeom.core.verdict import Verdict
 from attngeom.lightning_alg.claims.cross_column import (
     MEMBER_ENTRY_BUDGET, context_hypothesis, count_check, distinct_members)
 from attngeom.lightning_alg.claims.cross_cubic import CrossCubicClaim

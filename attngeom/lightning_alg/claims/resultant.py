@@ -8,11 +8,11 @@ import json
 import numpy as np
 import sympy
 
-from attngeom.kernels.claim import METHODS, Claim, Param
-from attngeom.kernels.errors import BadInput
+from attngeom.core.claim import METHODS, Claim, Param
+from attngeom.core.errors import BadInput
 from attngeom.kernels.primefield import rank_mod_p
 from attngeom.kernels.sampling import DEFAULT_PRIME
-from attngeom.kernels.verdict import Verdict, combine, proved, refuted
+from attngeom.core.verdict import Verdict, combine, proved, refuted
 from attngeom.lightning_alg.claims.base import LIGHTNING_PARAMS, coordinates_of, validate_lightning
 from attngeom.lightning_alg.claims.veronese import require_expandable
 from attngeom.lightning_alg.invariant import Invariant, format_polynomial, invariant_json

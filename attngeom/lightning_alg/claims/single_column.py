@@ -18,11 +18,11 @@ from flint import nmod
 from sympy.polys.rings import ring
 
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.claim import CheckContext, Claim, Param
-from attngeom.kernels.errors import BadInput
+from attngeom.core.claim import CheckContext, Claim, Param
+from attngeom.core.errors import BadInput
 from attngeom.kernels.primefield import rank_mod_p
 from attngeom.kernels.sampling import DEFAULT_PRIME
-from attngeom.kernels.verdict import Verdict, combine, consistent, proved, refuted, verified
+from attngeom.core.verdict import Verdict, combine, consistent, proved, refuted, verified
 from attngeom.lightning_alg.claims.base import (
     COL, D, DPRIME, MATRIX, ROW, render_invariants, validate_lightning)
 from attngeom.lightning_alg.coordinates import CoordinateSystem

@@ -7,8 +7,8 @@ from fractions import Fraction
 from functools import lru_cache
 from math import comb, factorial
 
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.verdict import Verdict, proved, refuted
+from attngeom.core.errors import BadInput
+from attngeom.core.verdict import Verdict, proved, refuted
 from attngeom.lightning_alg.claims.cross_column import (
     CrossColumnFamilyClaim, MAX_MAXIMAL_MINORS, context_hypothesis, flattening_of, half_of,
     ring_matmul, coordinate_matrix_identity, generic_weights, rank_over_q, weights_ring_name)

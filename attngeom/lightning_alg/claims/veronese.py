@@ -23,10 +23,10 @@ import numpy as np
 import sympy
 from flint import fmpq
 
-from attngeom.kernels.claim import METHODS, Claim, Param
-from attngeom.kernels.errors import BadInput
+from attngeom.core.claim import METHODS, Claim, Param
+from attngeom.core.errors import BadInput
 from attngeom.kernels.polyeval import compile_polynomials
-from attngeom.kernels.verdict import Verdict, combine, proved, refuted
+from attngeom.core.verdict import Verdict, combine, proved, refuted
 from attngeom.lightning_alg.claims.base import LIGHTNING_PARAMS, coordinates_of, validate_lightning
 from attngeom.lightning_alg.claims.linear import exact_rank
 from attngeom.lightning_alg.invariant import Invariant, format_polynomial, invariant_json

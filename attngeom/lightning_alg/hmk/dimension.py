@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.jacobian import (NumericalRank, check_size, jacobian_float, jacobian_mod_p,
                               numerical_rank)
 from attngeom.kernels.primefield import matmul_mod_p, rank_mod_p, rank_reaches_mod_p

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from flint import nmod_mat
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.primefield import matmul_mod_p, pivot_rows, to_nmod_mat
 
 #: More symmetry-tangent entries than this are not formed (no upper bound is certified).

@@ -20,8 +20,8 @@ import time
 from functools import partial
 from pathlib import Path
 
-from attngeom.kernels.claim import CheckContext
-from attngeom.kernels.executor import Executor, SerialExecutor
+from attngeom.core.claim import CheckContext
+from attngeom.core.executor import Executor, SerialExecutor
 from attngeom.lightning_alg.hmk.dimension import (Architecture, deep_dimension_corrected,
                                      deep_dimension_printed, measure_exact, measure_numeric,
                                      softmax_dimension_printed)

@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.monomials import LinearSubstitution, sum_terms_mod_p
 from attngeom.kernels.polyeval import compile_polynomials
 from attngeom.kernels.primefield import matmul_mod_p, power_mod, residue, to_nmod_mat
@@ -785,7 +785,7 @@ def attribute_families(ideal, tables: list, claims, max_degree: int,
     progress = ideal.context.progress
     sources = collect_families(claims, values, coords, max_degree, ideal.stream(STREAM_MEMBERS),
                                ideal.prime, family_params, budget, progress)
-    ideal.family_sources = sources      # kept for the atlas's local completeness (atlas_completeness)
+    ideal.family_sources = sources      # kept for the atlas's local completeness (attngeom.lightning_alg.atlas.completeness)
     attribution = FamilyAttribution(sources, ideal.prime, ideal.stream(STREAM_PROJECTIONS),
                                     budget, progress)
     degrees = []

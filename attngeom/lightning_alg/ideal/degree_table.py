@@ -11,13 +11,13 @@ from math import comb
 import numpy as np
 from sympy import isprime
 
-from attngeom.kernels.claim import CheckContext
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.executor import Executor, SerialExecutor
+from attngeom.core.claim import CheckContext
+from attngeom.core.errors import BadInput
+from attngeom.core.executor import Executor, SerialExecutor
 from attngeom.kernels.monomials import evaluate_monomials
 from attngeom.kernels.primefield import nullspace_mod_p
 from attngeom.kernels.sampling import DEFAULT_PRIME, Sampler
-from attngeom.kernels.verdict import schwartz_zippel_bound
+from attngeom.core.verdict import schwartz_zippel_bound
 from attngeom.lightning_alg.coordinates import CoordinateSystem
 from attngeom.lightning_alg.ideal.interpolation import (
     FRESH_POINTS, MonomialBlocks, PointPool, interpolate_block, monomial_blocks, rank_of_rows)
@@ -242,7 +242,7 @@ class AttentionIdeal:
                  prime: int = DEFAULT_PRIME, seed: int = 0,
                  context: CheckContext | None = None, executor: Executor | None = None):
         validate_ideal_params(d, t, a, dprime, col, prime)
-        #: where the blocks of one degree run (attngeom.kernels.executor; None: in this process)
+        #: where the blocks of one degree run (attngeom.core.executor; None: in this process)
         self.executor = executor
         self.d, self.t, self.a, self.prime = d, t, a, prime
         self.coords = CoordinateSystem(d, t, dprime, 1, col)

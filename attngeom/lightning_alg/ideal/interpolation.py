@@ -35,7 +35,7 @@ from typing import Callable
 import numpy as np
 from flint import nmod_mat
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.monomials import all_monomials, encode, evaluate_monomials
 from attngeom.kernels.primefield import to_nmod_mat
 from attngeom.kernels.sampling import Sampler

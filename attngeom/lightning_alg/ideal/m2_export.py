@@ -23,11 +23,11 @@ from math import gcd, lcm
 import numpy as np
 from sympy import prevprime
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.monomials import evaluate_monomials
 from attngeom.kernels.primefield import matmul_mod_p
 from attngeom.kernels.sampling import Sampler
-from attngeom.kernels.verdict import schwartz_zippel_bound
+from attngeom.core.verdict import schwartz_zippel_bound
 from attngeom.lightning_alg.ideal.degree_table import STREAM_EXPORT, AttentionIdeal
 from attngeom.lightning_alg.ideal.interpolation import (
     FRESH_POINTS, chinese_remainder, free_columns, rational_reconstruction)

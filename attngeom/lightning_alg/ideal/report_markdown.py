@@ -1,11 +1,16 @@
 """The ideal report as markdown: what Jupyter shows for an
 :class:`~attngeom.lightning_alg.ideal.report.IdealReport` (``str(report)`` is the text
-``attngeom ideal`` prints, :func:`~attngeom.lightning_alg.ideal.report.render_report`)."""
+``attngeom ideal`` prints, :func:`~attngeom.lightning_alg.ideal.report_text.render_report`)."""
 
 from __future__ import annotations
 
-from attngeom.kernels.markdown import cell, table
-from attngeom.lightning_alg.ideal.report import IdealReport, _render_attribution
+from typing import TYPE_CHECKING
+
+from attngeom.core.markdown import cell, table
+from attngeom.lightning_alg.ideal.report_text import render_attribution
+
+if TYPE_CHECKING:   # the type only: IdealReport imports this module to render itself
+    from attngeom.lightning_alg.ideal.report import IdealReport
 
 #: The degree table's columns: header and DegreeTable field.
 COLUMNS = (("k", "degree"), ("monomials", "monomials"), ("blocks", "blocks"),
@@ -49,5 +54,5 @@ def report_markdown(report: IdealReport) -> str:
     lines += [f"- note: {cell(note)}" for note in report.notes]
     lines.append(f"- {report.seconds:.2f} s")
     if report.attribution is not None:
-        lines += ["", "```", *_render_attribution(report.attribution), "```"]
+        lines += ["", "```", *render_attribution(report.attribution), "```"]
     return "\n".join(lines)

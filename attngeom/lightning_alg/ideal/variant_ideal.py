@@ -38,7 +38,7 @@ import numpy as np
 
 from attngeom.kernels.primefield import rank_mod_p
 from attngeom.kernels.sampling import Sampler
-from attngeom.kernels.verdict import schwartz_zippel_bound
+from attngeom.core.verdict import schwartz_zippel_bound
 from attngeom.lightning_alg.coordinates import CoordinateSystem
 from attngeom.lightning_alg.ideal.degree_table import AttentionIdeal
 from attngeom.lightning_alg.ideal.interpolation import PointPool

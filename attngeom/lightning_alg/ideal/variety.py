@@ -7,7 +7,7 @@ import numpy as np
 
 from attngeom.kernels.primefield import matmul_mod_p, rank_mod_p
 from attngeom.kernels.sampling import Sampler
-from attngeom.kernels.verdict import schwartz_zippel_bound
+from attngeom.core.verdict import schwartz_zippel_bound
 from attngeom.lightning_alg.coordinates import CoordinateSystem
 from attngeom.lightning_alg.hmk.dimension import single_layer_dimension
 from attngeom.lightning_alg.parametrization import (

@@ -35,9 +35,9 @@ import numpy as np
 import sympy
 
 from attngeom.kernels.backend import Backend, get_backend
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.primefield import rank_mod_p
-from attngeom.kernels.verdict import Status, Verdict, consistent, proved, refuted, verified
+from attngeom.core.verdict import Status, Verdict, consistent, proved, refuted, verified
 
 #: Largest number of terms a minor may have before ``show --limit`` refuses to expand it.
 MAX_MINOR_TERMS = 2_000_000

@@ -38,7 +38,7 @@ import sympy
 from sympy import QQ
 from sympy.polys.rings import ring
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.polyeval import CompiledFamily, compile_polynomials
 from attngeom.lightning_alg.coordinates import CoordinateSystem
 from attngeom.lightning_alg.invariants.grassmannian import independent, interpolation_lines

@@ -44,7 +44,7 @@ from itertools import combinations
 
 import numpy as np
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.monomials import LinearSubstitution, sum_terms_mod_p
 from attngeom.kernels.primefield import residue
 from attngeom.kernels.sampling import DEFAULT_PRIME, Sampler

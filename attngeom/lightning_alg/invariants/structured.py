@@ -21,7 +21,7 @@ row-major.  A family yields its member values in chunks of shape [B, P_chunk].
 
 :func:`check_vanishing` decides "every member vanishes on mu(W)" (or "the identity holds")
 and :func:`check_nontrivial` decides "no member is the zero polynomial", with the
-verdict constructors of :mod:`attngeom.kernels.verdict`.
+verdict constructors of :mod:`attngeom.core.verdict`.
 """
 
 from __future__ import annotations
@@ -37,13 +37,13 @@ from sympy import QQ
 from sympy.polys.rings import ring
 
 from attngeom.kernels.backend import Backend, get_backend
-from attngeom.kernels.claim import CheckContext
-from attngeom.kernels.errors import BadInput
+from attngeom.core.claim import CheckContext
+from attngeom.core.errors import BadInput
 from attngeom.kernels.monomials import sum_terms_mod_p
 from attngeom.kernels.polyeval import CompiledFamily
 from attngeom.kernels.primefield import PrimeField
 from attngeom.kernels.sampling import DEFAULT_PRIME
-from attngeom.kernels.verdict import Verdict, consistent, proved, refuted, verified
+from attngeom.core.verdict import Verdict, consistent, proved, refuted, verified
 from attngeom.lightning_alg.coordinates import CoordinateSystem
 from attngeom.lightning_alg.invariant import format_polynomial
 from attngeom.lightning_alg.parametrization import (

@@ -38,7 +38,7 @@ from math import comb, factorial
 import numpy as np
 import sympy
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.lightning_alg.coordinates import CoordinateSystem
 from attngeom.lightning_alg.invariants.structured import (
     ObjectArithmetic, StructuredFamily, chunk_length, generic_point)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.sampling import Sampler
 from attngeom.lightning_alg.hmk.dimension import Architecture
 from attngeom.lightning_alg.model import Layer, attention_matrix

@@ -13,7 +13,7 @@ from pathlib import Path
 
 def sweep_rows() -> dict[str, list[dict]]:
     """claim id -> one row per sweep point: point, P, expected, measured, certified, status."""
-    from attngeom.kernels.claim import CheckContext
+    from attngeom.core.claim import CheckContext
     from attngeom.lightning_alg.claims.beyond import CLAIMS
 
     out = {}

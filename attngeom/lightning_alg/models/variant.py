@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 
 #: --skip: none (phi = f(X)), identity (f(X) + X, needs d' = d), linear (f(X) + W_s X).
 SKIPS = ("none", "identity", "linear")

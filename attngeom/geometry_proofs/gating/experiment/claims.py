@@ -37,10 +37,10 @@ from attngeom.geometry_proofs.gating.experiment.proxy import CONDITIONS
 from attngeom.geometry_proofs.gating.experiment.readings import READINGS_FILE
 from attngeom.geometry_proofs.gating.experiment.runner import (
     RESULTS_FILE, read_csv, reduced_config, run_experiment)
-from attngeom.kernels.claim import CheckContext, Claim, Param
-from attngeom.kernels.erratum import Erratum, ErrorKind
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.verdict import Verdict, combine, with_erratum
+from attngeom.core.claim import CheckContext, Claim, Param
+from attngeom.core.erratum import Erratum, ErrorKind
+from attngeom.core.errors import BadInput
+from attngeom.core.verdict import Verdict, combine, with_erratum
 
 RESULTS = Param("results", "GEC experiment results: a CSV path (default: the committed full "
                 "run) or run:SEEDS:EPOCHS to train a reduced grid now", default="", kind="str")
@@ -158,10 +158,10 @@ def reading_verdict(claim: Claim, outcomes: dict[str, tuple[bool, str, str, dict
                     origin: str, measure: str, device: str, rule: str, check: str,
                     evidence: dict) -> Verdict:
     """The verdict rule of a claim read under several readings (ARCHITECTURE.md,
-    "Verdicts"; :mod:`attngeom.kernels.erratum`).  ``outcomes``: reading -> (holds, short
+    "Verdicts"; :mod:`attngeom.core.erratum`).  ``outcomes``: reading -> (holds, short
     outcome (its line of the erratum and summary), long outcome (the part's summary), the
     reading's evidence, runs).  Every reading is a named part
-    (:func:`attngeom.kernels.verdict.combine`); all hold: ``consistent``; some fail: ``refuted``,
+    (:func:`attngeom.core.verdict.combine`); all hold: ``consistent``; some fail: ``refuted``,
     ``reading-dependent``, the erratum listing each reading's outcome; all fail:
     ``refuted``, ``false-statement`` (with the same list)."""
     be = SimpleNamespace(name="numpy", device=device)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.sampling import Sampler
 
 TASKS = ("curved", "linear")

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.sampling import Sampler
 
 HIDDEN = 64

@@ -40,8 +40,8 @@ from attngeom.geometry_proofs.gating.experiment import data as data_mod
 from attngeom.geometry_proofs.gating.experiment import invariant, model, proxy, train
 from attngeom.geometry_proofs.gating.experiment.runner import RESULTS_FILE, parse_seeds
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.executor import Executor, make_executor
+from attngeom.core.errors import BadInput
+from attngeom.core.executor import Executor, make_executor
 from attngeom.kernels.sampling import Sampler
 
 READINGS_FILE = RESULTS_FILE.with_name("readings.csv")

@@ -15,9 +15,9 @@ from attngeom.geometry_proofs.gating.experiment import statistics as st
 from attngeom.geometry_proofs.gating.experiment.claims import CLAIMS, PAPER_TABLE1
 from attngeom.geometry_proofs.gating.experiment.runner import (
     ExperimentConfig, read_csv, run_experiment, save_boundaries, write_csv)
-from attngeom.kernels.claim import CheckContext
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.executor import Executor
+from attngeom.core.claim import CheckContext
+from attngeom.core.errors import BadInput
+from attngeom.core.executor import Executor
 
 
 def table1(rows: list[dict]) -> list[dict]:

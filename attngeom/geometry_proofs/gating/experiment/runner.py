@@ -1,5 +1,5 @@
 """The grid of runs of GEC §4 / A.3-A.5 (tasks x variants x seeds), run by an executor
-(:mod:`attngeom.kernels.executor`: this process, local worker processes or a Dask cluster), and the
+(:mod:`attngeom.core.executor`: this process, local worker processes or a Dask cluster), and the
 results CSV.
 
 Grids (``--task``):
@@ -28,8 +28,8 @@ import numpy as np
 
 from attngeom.geometry_proofs.gating.experiment.model import ALPHAS, Variant
 from attngeom.geometry_proofs.gating.experiment.train import RunSpec, run
-from attngeom.kernels.errors import BadInput
-from attngeom.kernels.executor import Executor, make_executor
+from attngeom.core.errors import BadInput
+from attngeom.core.executor import Executor, make_executor
 
 GRIDS = ("curved", "ablation", "linear")
 TASK_CHOICES = GRIDS + ("all",)

@@ -10,7 +10,7 @@ from typing import Iterable
 import numpy as np
 
 from attngeom.geometry_proofs.gating.experiment.model import ALPHAS
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.sampling import Sampler
 
 #: The curvature columns behind ``--measure``: GEC's isotropic proxy, or the median |K| of

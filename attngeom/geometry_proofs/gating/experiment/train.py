@@ -22,7 +22,7 @@ import numpy as np
 from attngeom.geometry_proofs.gating.experiment import data as data_mod
 from attngeom.geometry_proofs.gating.experiment import invariant, model, proxy
 from attngeom.kernels.backend import get_backend
-from attngeom.kernels.errors import BadInput
+from attngeom.core.errors import BadInput
 from attngeom.kernels.sampling import Sampler
 
 #: The fixed seed of the evaluation subset and the proxy's directions (shared by all runs).
