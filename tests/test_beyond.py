@@ -105,3 +105,87 @@ def test_multihead_sweep_finds_defects():
     defects = {n: p["formula"] - p["measured_rank"] for n, p in parts.items() if p["status"] == "refuted"}
     assert defects["d=3,3/a=3/t=2/H=2/skip=none"] == 2
     assert all(p["measured_rank"] <= p["formula"] for p in parts.values())
+
+
+# -- issue 48 / 51: the model check, the head mixing with a skip, the routing of `dimension` --
+from attngeom.lightning_alg.claims.beyond_base import model_check  # noqa: E402
+from attngeom.lightning_alg.models import network as network_module  # noqa: E402
+from attngeom.lightning_alg.models.by_tokens import output_by_tokens  # noqa: E402
+
+
+@pytest.mark.parametrize("mask", [lambda t, dtype=np.int64: np.ones((t, t), dtype=dtype),
+                                  lambda t, dtype=np.int64: np.tril(np.ones((t, t), dtype=dtype))],
+                         ids=["removed", "transposed"])
+def test_a_lost_or_transposed_mask_is_refuted(monkeypatch, mask):
+    """'masked = unmasked' holds trivially for a network without its mask: the model check
+    (network = token-by-token causal construction, != the unmasked one) refutes it."""
+    monkeypatch.setattr(network_module, "causal_mask", mask)
+    for params in CAUSAL_POINTS:
+        verdict = _point(beyond.CAUSAL_DIMENSION, **params)
+        assert verdict.status.value == "refuted" and "not the model defined" in verdict.summary
+
+
+CAUSAL_POINTS = (dict(d=[3], dprime=2, a=[2], t=3, causal=True),
+                 dict(d=[3, 3, 3], a=[2, 2], t=3, causal=True))
+
+
+def test_a_lost_skip_is_refuted(monkeypatch):
+    """At one layer the fibre with the identity skip equals the fibre without (a^2 + 1): the
+    rank alone cannot tell a lost skip; the model check does."""
+    monkeypatch.setattr(network_module, "with_skip", lambda out, X, skip, S=None: out)
+    verdict = _point(beyond.SKIP_FIBRE, d=[3], a=[2], t=2, skip="identity")
+    assert verdict.status.value == "refuted" and "not the model defined" in verdict.summary
+
+
+def test_model_check_passes_and_records_the_comparisons():
+    net = VariantNetwork(Architecture((3, 3, 3), (2, 2), 3), Variant(2, "linear", True))
+    problem, evidence = model_check(net, Sampler(4))
+    assert problem is None and evidence["equals_definition"]
+    assert evidence["differs_from"] == ["unmasked", "without skip"]
+
+
+def test_by_tokens_is_the_definition_on_a_hand_example():
+    """One head, t = 2, d = d' = 1, causal: column 1 = (x1 K Q x1) V x1, column 2 =
+    (x1 K Q x2) V x1 + (x2 K Q x2) V x2; + X with the identity skip."""
+    Q, K, V, x1, x2 = 2, 3, 5, 7, 11
+    w = [np.array([[Q]]), np.array([[K]]), np.array([[V]])]
+    out = output_by_tokens(w, np.array([[x1, x2]]), 1, "identity", True, 1)
+    assert out.tolist() == [[x1 * K * Q * x1 * V * x1 + x1,
+                             x1 * K * Q * x2 * V * x1 + x2 * K * Q * x2 * V * x2 + x2]]
+
+
+@pytest.mark.parametrize("params,rank", [
+    (dict(d=[3], dprime=3, a=[3], t=2, heads=2, skip="identity"), 32),      # issue 51: not 34
+    (dict(d=[2, 2, 2], a=[2, 2], t=3, heads=2, skip="identity"), 24),       # issue 51: not 28
+    (dict(d=[3], a=[2], t=2, heads=3, skip="identity"), 45),                # capped: 3 (9 + 9 - 3)
+    (dict(d=[3], a=[4], t=2, heads=2, skip="linear"), 41),
+])
+def test_skip_fibre_counts_the_head_mixing(params, rank):
+    verdict = _point(beyond.SKIP_FIBRE, **params)
+    assert verdict.status.value == "verified", verdict.summary
+    assert verdict.evidence["formula"] == verdict.evidence["measured_rank"] == rank
+
+
+def test_skip_fibre_is_no_erratum_of_hmk(monkeypatch):
+    """A refutation of skip-fibre refutes this project's formula: its source is attngeom's,
+    so `attngeom errata` files nothing at HMK §5 (which prints no formula)."""
+    from attngeom.core.errata_report import errata_rows
+    original = model_dimension.symmetry_orbit_dimension
+    monkeypatch.setattr(model_dimension, "symmetry_orbit_dimension", lambda net: original(net) - 2)
+    verdict = _point(beyond.SKIP_FIBRE, d=[2, 2, 2], a=[2, 2], t=3, heads=2, skip="identity")
+    assert verdict.status.value == "refuted"
+    assert verdict.source.startswith("attngeom") and beyond.CAUSAL_DIMENSION.source.startswith("attngeom")
+    assert errata_rows([verdict.to_json()]) == []
+
+
+@pytest.mark.parametrize("params,claim,formula", [
+    (dict(d=[4, 2], a=[4], t=2, heads=2), "multihead-mixing", 44),          # issue 51: not join 46
+    (dict(d=[3, 2], a=[2], t=2, heads=2), "multihead-join", 26),
+    (dict(d=[2, 2, 2], a=[2, 2], t=3, heads=2, skip="identity"), "skip-fibre", 24),
+])
+def test_dimension_routes_to_the_right_expected_dimension(params, claim, formula):
+    from attngeom.lightning_alg.claims.hmk import dimension_report, run_dimension
+    verdict = run_dimension(params, False, "auto", CheckContext())
+    report = dimension_report(verdict)
+    assert (verdict.claim, verdict.status.value) == (claim, "verified"), verdict.summary
+    assert report["formula"] == report["measured_rank"] == formula

@@ -220,9 +220,16 @@ def test_gated_sphere_mutation_gate_strength(monkeypatch):
 
 # -- graph-curvature and depth-amplification (Lemma 3.10-3.12, Thm 3.13, Cor 3.14) ----------
 
+#: det D^2 psi(0) of the default psi = 1/2 + u^2/8 + u v/16 + v^2/6: 1/4 * 1/3 - 1/16^2
+DEFAULT_PSI_DET = Fraction(61, 768)
+
+
 def test_graph_curvature_examples():
     verdict = verify("graph-curvature", layers=3, amplitudes="1,1/2,2", ambient=5)
-    assert verdict.status.value == "proved" and verdict.evidence["K(0)"] == "49/64"
+    # A_L = 7/2: K(0) = 49/4 det D^2 psi(0)
+    assert verdict.status.value == "proved" and verdict.evidence["K(0)"] == str(Fraction(49, 4) * DEFAULT_PSI_DET)
+    assert verify("graph-curvature", layers=3, amplitudes="1,1/2,2",
+                  psi="1/2 + (u**2 + v**2)/8").evidence["K(0)"] == "49/64"
     assert status("graph-curvature", layers=2, psi="u**2 - v**2 + u*v**3") == "proved"
     assert status("graph-curvature", method="numeric", samples=40) == "consistent"
     assert status("graph-curvature", psi="u + v**2") == "not-applicable"
@@ -238,10 +245,18 @@ def test_graph_curvature_mutation_printed_formula(monkeypatch):
 
 
 def test_depth_amplification_quadratic_in_L():
-    verdict = verify("depth-amplification", method="numeric", layers=16)
+    verdict = verify("depth-amplification", method="numeric", layers=16, amplitudes="1",
+                     psi="1/2 + (u**2 + v**2)/8")
     rows = verdict.evidence["rows"]
     assert verdict.status.value == "consistent"
     assert [round(r["K(0)"], 9) for r in rows] == [L ** 2 / 16 for L in range(1, 17)]
+    # the defaults: a_l = 3/4, 1/2, 5/4 repeated, K(0) = A_L^2 det D^2 psi(0)
+    verdict = verify("depth-amplification", method="numeric", layers=16)
+    amplitudes = [Fraction(a) for a in ("3/4", "1/2", "5/4")] * 6
+    assert verdict.status.value == "consistent"
+    assert verdict.params["amplitudes"] == ",".join(str(a) for a in amplitudes[:16])
+    assert [r["K(0)"] for r in verdict.evidence["rows"]] == pytest.approx(
+        [float(sum(amplitudes[:L]) ** 2 * DEFAULT_PSI_DET) for L in range(1, 17)], rel=1e-12)
     assert status("depth-amplification", layers=4) == "proved"
     assert status("depth-amplification", layers=3, amplitudes="1,1/2,3/2", ambient=5) == "proved"
     assert status("depth-amplification", amplitudes="3") == "not-applicable"
@@ -270,7 +285,8 @@ def test_depth_amplification_examples_see_A_L_replaced_by_L(monkeypatch):
         params, method, samples = split_example(example)
         verdict = claim.verify(params, method, CheckContext(samples=samples))
         assert verdict.status.value == "refuted", example
-    assert claim.verify({"layers": 4}).status.value == "proved"   # unit amplitudes are blind
+    assert claim.verify({"layers": 4, "amplitudes": "1"}).status.value == "proved"   # unit amplitudes are blind
+    assert claim.verify({"layers": 4}).status.value == "refuted"   # the default amplitudes are not
 
 
 # -- vector-graph-curvature (Thm 3.15, Remark 3.16, Cor 3.17) --------------------------------
@@ -394,6 +410,10 @@ def test_cli_curvature_gate_strength_and_normal_form(run_cli):
     report = json.loads(out)
     assert code == 0 and report["expected"] is None and report["K_max"] > 1
     code, out, _ = run_cli("curvature", "normal-form", "--layers", 8, "--backend", "torch")
+    # default a_l = 3/4, 1/2, 5/4, ...: A_8 = 25/4, K(0) = 625/16 * 61/768
+    assert code == 0 and "A_L^2 det D^2 psi(0) = 38125/12288" in out
+    code, out, _ = run_cli("curvature", "normal-form", "--layers", 8, "--amplitudes", 1,
+                           "--psi", "1/2 + (u**2 + v**2)/8")
     assert code == 0 and "K(0) = 4," in out
 
 

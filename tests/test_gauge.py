@@ -241,3 +241,35 @@ def test_eq26_witness_is_a_pair_with_a_nonzero_reference():
     assert verdict.status.value == "refuted"
     assert witness["pair (i, j)"][0] != witness["pair (i, j)"][1]
     assert np.linalg.norm(witness["reference"]) > 0.1 and witness["error"] > 1
+
+
+#: a factor or exponent on kappa in the paper side (beta = softmax(-K / kappa^2), eq 15 and
+#: the missing term with 1/kappa^2): invisible at kappa = 1, refuted at the default 0.7
+KAPPA_MUTATIONS = {
+    "gt-kl-attention": (FE, "attention_weights", lambda f: lambda kl, kappa, be: f(kl, kappa ** 2, be), {}),
+    "gt-beta-gradient": (G, "beta_gradient", lambda f: lambda b, g, kappa, sign=-1.0: f(b, g, kappa ** 2, sign), {}),
+    "gt-beta-gradient-sigma": (G, "beta_gradient",
+                               lambda f: lambda b, g, kappa, sign=-1.0: f(b, g, kappa ** 2, sign), {}),
+    "gt-grad-mu-assembled": (G, "assembled_missing_term",
+                             lambda f: lambda i, kl, beta, kappa, col: f(i, kl, beta, kappa ** 2, col),
+                             {"variant": "corrected"}),
+}
+
+
+@pytest.mark.parametrize("claim_id", sorted(KAPPA_MUTATIONS))
+def test_kappa_exponent_mutation_is_refuted_at_the_default(claim_id, monkeypatch):
+    module, name, make, params = KAPPA_MUTATIONS[claim_id]
+    params = {**small(claim_id), **params}
+    assert REGISTRY.get(claim_id).resolve({})["kappa"] != 1
+    monkeypatch.setattr(module, name, make(getattr(module, name)))
+    assert verify(claim_id, "numeric", **params).status.value == "refuted"
+    assert verify(claim_id, "numeric", kappa="1", **params).status.value in ("consistent", "proved")
+
+
+def test_dirac_limit_coupling_exponent_mutation(monkeypatch):
+    """c -> c^2 in the derived limit: invisible at c = 1, refuted at the default c = 0.6."""
+    from attngeom.geometry_proofs.gauge import dirac
+    original = dirac.corrected_limit
+    monkeypatch.setattr(dirac, "corrected_limit", lambda mu, frames, c, be: original(mu, frames, c ** 2, be))
+    assert verify("gt-dirac-limit", "numeric", variant="corrected").status.value == "refuted"
+    assert verify("gt-dirac-limit", "numeric", variant="corrected", coupling="1").status.value == "consistent"

@@ -3,6 +3,8 @@ and their claims (verdicts at the examples, mutation tests, bad input, backends,
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -107,7 +109,7 @@ def test_mutation_clipping(monkeypatch):
     assert verify(by_id("poincare-clipping"), {}).status.value == "refuted"
 
 
-@pytest.mark.parametrize("curvature", ["1", "1/4"])
+@pytest.mark.parametrize("curvature", ["1", "3/2", "1/4"])
 def test_mutation_clipping_radius(monkeypatch, curvature):
     """Issue 27 (mutation audit): a clip radius 1/sqrt(c) - 10 eps in place of eq (28)'s
     1/sqrt(c) - eps kept every point inside the ball with finite distances and passed; the
@@ -128,6 +130,15 @@ def _flipped_mobius(x, y, c):
 def test_mutation_gyrogroup(monkeypatch, method):
     monkeypatch.setattr(poincare, "_mobius_add", _flipped_mobius)
     assert verify(by_id("mobius-gyrogroup"), {"method": method, "samples": 20}).status.value == "refuted"
+
+
+@pytest.mark.parametrize("curvature, witness", [("3/2", "x = (1/2, 0)"), ("7", "x = (1/4, 0)")])
+def test_gyrogroup_witnesses_at_the_given_curvature(curvature, witness):
+    """Issue 48: the non-commutativity / non-associativity witnesses are evaluated at --curvature
+    (not at c = 1), scaled by 1/k into the ball c|p|^2 < 1."""
+    verdict = verify(by_id("mobius-gyrogroup"), {"curvature": curvature})
+    assert verdict.status.value == "proved"
+    assert witness in verdict.summary and f"c = {curvature}" in verdict.summary
 
 
 def test_mutation_distance(monkeypatch):
@@ -231,18 +242,40 @@ def test_frechet_divergence_is_a_missing_hypothesis_whose_condition_is_checked(m
     assert verdict.status.value == "refuted" and verdict.error_kind.value == "missing-hypothesis"
     parts = verdict.evidence["parts"]
     assert parts["printed"]["status"] == "refuted" and parts["condition"]["status"] == "consistent"
-    assert parts["condition"]["eta"] < parts["condition"]["eta_max"] < float(witness["eta"])
-    # a "correction" outside the condition (eta = 1.1 * 2/lambda_max): its check fails and the
+    condition = parts["condition"]
+    # the condition itself is tested: a step inside it reaches the mean, one outside does not
+    assert condition["inside"]["eta"] < condition["eta_max"] < condition["outside"]["eta"]
+    assert condition["inside"]["reached_mean"] and not condition["outside"]["converged"]
+    assert condition["eta_max"] < float(Fraction(witness["eta"]))
+    # the verdict prints the inequality that holds
+    assert "eta = 0.9 >= 2/lambda_max = 0.8597" in verdict.summary
+    # a "correction" step outside the condition (1.1 * 2/lambda_max) fails the check, and the
     # refutation no longer claims a missing hypothesis
-    monkeypatch.setattr(frechet_claims, "inside_step", lambda eig: 2.2 / float(np.max(eig)))
+    monkeypatch.setattr(frechet_claims, "condition_steps",
+                        lambda eig: (2.2 / float(np.max(eig)), 2.4 / float(np.max(eig))))
     broken = verify(by_id("frechet-algorithm-1"), witness)
     assert broken.evidence["parts"]["condition"]["status"] == "refuted"
     assert broken.error_kind.value == "false-statement"
 
 
+@pytest.mark.parametrize("factor", [4.0, 1.0])
+def test_frechet_condition_loosened_or_tightened(monkeypatch, factor):
+    """Issue 48: the stated condition eta < 2/lambda_max loosened to 4/lambda_max (or tightened
+    to 1/lambda_max) is caught at the default (part condition) and at the witness (no missing
+    hypothesis then), and no verdict text contradicts itself."""
+    monkeypatch.setattr(frechet_claims, "STEP_CONDITION", factor)
+    default = verify(by_id("frechet-algorithm-1"), {})
+    assert default.status.value == "refuted"
+    witness = verify(by_id("frechet-algorithm-1"), FrechetAlgorithmClaim.examples[2])
+    assert witness.status.value == "refuted" and witness.error_kind.value == "false-statement"
+    eta_max = witness.evidence["parts"]["printed"]["eta_max"]
+    assert (f"eta = 0.9 < {factor:g}/lambda_max" in witness.summary) == (0.9 < eta_max)
+    assert (f"eta = 0.9 >= {factor:g}/lambda_max" in witness.summary) == (0.9 >= eta_max)
+
+
 def test_mutation_einstein(monkeypatch):
     monkeypatch.setattr(frechet, "einstein_midpoint", lambda points, weights, c: points[..., 0, :])
-    ex = {"d": 2, "curvature": "1/2", "radius": "1", "tokens": 5, "variant": "printed"}
+    ex = {"d": 2, "curvature": "1/2", "radius": "3/4", "tokens": 5, "variant": "printed"}
     verdict = verify(by_id("einstein-midpoint-shortcut"), ex)
     assert verdict.status.value == "refuted"
     assert verdict.evidence["parts"]["einstein"]["status"] == "refuted"
@@ -338,10 +371,64 @@ def test_mutation_cost_counts(monkeypatch):
     # the element-wise Algorithm 3 (2 N^2 Mobius additions over d-vectors) in place of the Gram
     # form: the d-vector work grows like N^2, outside Prop 9.3's optimized class
     monkeypatch.setattr(gram, "tangent_attention_printed",
-                        lambda q, k, v, c: attention.tangent_attention_printed(q, k, v, c))
+                        lambda q, k, v, c, w_v=None: attention.tangent_attention_printed(q, k, v, c, w_v))
     verdict = verify(by_id("riemannian-attention-cost"), {"tokens": 32, "model_dim": 8})
     assert verdict.status.value == "refuted"
     assert verdict.counterexample["implementation"] == "tangent_printed"
+
+
+@pytest.mark.parametrize("kernel, wrong", [
+    # a Gram factor: a_i = c / (1 - c|x_i|^2) with c dropped (invisible at c = 1)
+    ("_ball_left", lambda original: lambda x, c, check=None, sq=None: original(x, 1.0, check, sq)),
+    # zero steps of Algorithm 1 in the naive layer
+    ("geodesic_attention", lambda original: lambda q, k, v, c, steps=3, **kw: original(q, k, v, c, 0, **kw)),
+    ("einstein_midpoint", lambda original: lambda w, p, c: original(w, p, 1.0)),
+    ("lorentz_distance", lambda original: lambda x, y, c: original(x, y, c) * (1 + 1e-6)),
+    ("lorentz_midpoint", lambda original: lambda w, p, c: original(w * w, p, c)),
+])
+def test_mutation_cost_values(monkeypatch, kernel, wrong):
+    """Issue 48: the cost claim checks the values of the kernels it counts and times
+    (against element-wise references); a wrong Gram factor or zero Algorithm 1 steps refute."""
+    monkeypatch.setattr(gram, kernel, wrong(getattr(gram, kernel)))
+    verdict = verify(by_id("riemannian-attention-cost"), {"tokens": 32, "model_dim": 8})
+    assert verdict.status.value == "refuted"
+    assert verdict.evidence["parts"]["values"]["status"] == "refuted"
+
+
+def test_cost_values_cover_every_gram_kernel():
+    """Every public kernel of gram (but the counter and helpers) has an element-wise
+    reference in cost.kernel_agreement, within 1e-12 here."""
+    errors = cost.kernel_agreement(Sampler(2), 24, 5, 1.7)
+    public = {name for name in dir(gram) if not name.startswith("_") and callable(getattr(gram, name))
+              and getattr(getattr(gram, name), "__module__", "") == gram.__name__}
+    public -= {"GramCount", "matmul"}
+    assert public <= set(errors), public - set(errors)
+    assert max(errors.values()) <= 1e-12
+
+
+def test_mutation_cost_pins_algorithm_1_steps(monkeypatch):
+    monkeypatch.setattr(cost, "NAIVE_STEPS", 2)
+    verdict = verify(by_id("riemannian-attention-cost"), {"tokens": 32, "model_dim": 8})
+    assert verdict.status.value == "refuted"
+    assert verdict.evidence["parts"]["geodesic"]["status"] == "refuted"
+
+
+def test_mutation_gyro_distance(monkeypatch):
+    """Issue 48: the scores are checked against a distance independent of poincare.distance
+    (the Lorentz form): a factor inside eq (10)'s artanh refutes."""
+    def distance(x, y, c):
+        sc = np.sqrt(c)
+        return (2 / sc) * np.arctanh(np.clip(0.999 * sc * poincare._norm(poincare._mobius_add(-x, y, c)),
+                                             0, 1 - 1e-16))[..., 0]
+    monkeypatch.setattr(poincare, "distance", distance)
+    assert verify(by_id("gyro-attention-weights"), {}).status.value == "refuted"
+
+
+def test_mutation_distance_curvature_exponent(monkeypatch):
+    """Issue 48: at the default c = 3/2 the prefactor 2/sqrt(c) -> 2/c of eq (10) shows."""
+    original = poincare.distance
+    monkeypatch.setattr(poincare, "distance", lambda x, y, c: original(x, y, c) / np.sqrt(c))
+    assert verify(by_id("poincare-distance-geodesic"), {"samples": 1}).status.value == "refuted"
 
 
 @pytest.mark.parametrize("seconds, status", [

@@ -257,3 +257,198 @@ def test_too_many_brill_points_are_refused_before_anything_is_expanded(monkeypat
     assert skipped[f"brill --brill-points {points}"] == (
         f"members refused: the members would expand into up to {points * bound:,} terms (an upper "
         f"bound, before expanding; limit {attribution.MAX_EXPANSION_TERMS:,})")
+
+
+# -- issue 48: holding verdicts with teeth (every member as built, counts pinned, no empty
+# -- family) ---------------------------------------------------------------------------------
+
+def test_pencil_pair_proved_covers_every_member_as_built():
+    """`proved` covers the 1,686 members that `show` prints, not a sample of them."""
+    v = PAIR.verify({"d": 4, "t": 2, "a": 2}, "symbolic")
+    assert v.status is Status.PROVED and set(parts(v).values()) == {"proved"}
+    members = v.evidence["parts"]["members"]
+    assert (members["members_checked"], members["members_total"], members["sampled"]) == (1686, 1686, False)
+    assert members["expanded_at_mu"] == 0
+
+
+def _one_member_loses_a_term(monkeypatch, member: int):
+    """pencil_pair.pair_minor_family with the last term of one member dropped."""
+    original = pencil_pair.pair_minor_family
+
+    def mutated(*args, **kwargs):
+        family = original(*args, **kwargs)
+        if family.size > member:
+            last = max(k for k, c in enumerate(family.coefficients[member]) if c)
+            family.coefficients[member, last] = 0
+        return family
+    monkeypatch.setattr(pencil_pair, "pair_minor_family", mutated)
+
+
+def test_mutation_pencil_pair_member_loses_a_term(monkeypatch):
+    """The audit's survivor: one member as built loses one of its four determinants.  The
+    minors of [M(u); M(w)] still vanish (the part criterion holds), the member does not."""
+    _one_member_loses_a_term(monkeypatch, 1000)
+    v = PAIR.verify({"d": 4, "t": 2, "a": 4}, "symbolic")
+    assert v.status is Status.REFUTED and parts(v)["members"] == "refuted"
+    assert parts(v)["criterion"] == "proved"
+    assert v.counterexample["member"]["R1"] == [1, 4] and v.counterexample["field"] == "Q"
+
+
+def test_pencil_pair_member_off_the_generic_formula_is_expanded_at_mu(monkeypatch):
+    """At a = 2 every 4 x 4 minor of the stacked slices vanishes (their rows lie in the
+    3-dimensional span(v, columns of A)), so the member that lost a term is still in J: it
+    is nonzero with A generic, is then expanded at mu(W) itself, and the verdict stays
+    proved, saying so -- a true statement is not refuted for a shortcut of its check."""
+    _one_member_loses_a_term(monkeypatch, 1000)
+    v = PAIR.verify({"d": 4, "t": 2, "a": 2}, "symbolic")
+    assert v.status is Status.PROVED and v.evidence["parts"]["members"]["expanded_at_mu"] == 1
+
+
+def test_pencil_pair_symbolic_above_the_member_limit_is_verified(monkeypatch):
+    """Where every member cannot be expanded the verdict is verified, with the reason."""
+    from attngeom.lightning_alg.claims import pencil_pair as pair_claim
+    monkeypatch.setattr(pair_claim, "SYMBOLIC_MEMBER_LIMIT", 100)
+    v = PAIR.verify({"d": 4, "t": 2, "a": 4}, "symbolic")
+    assert v.status is Status.VERIFIED and parts(v)["members"] == "verified"
+    assert "above the symbolic limit" in v.evidence["parts"]["members"]["note"]
+
+
+def test_minor_relations_count_is_pinned_by_the_minors_on_the_variety():
+    """50 relations per column triple at (4,2,4) = 120 minus the rank 70 of the minors'
+    values at random weights (an independent count, not from E_3)."""
+    v = RELATIONS.verify({"d": 4, "t": 2, "a": 3}, "exact")
+    count = v.evidence["parts"]["count"]
+    assert count["status"] == "proved"
+    assert (count["rank_of_minors_mod_p"], count["relations_at_most"]) == (70, 50)
+
+
+def _mutate_e(monkeypatch, change):
+    """minor_relations.minor_coefficients changed by ``change(columns)``, the cache cleared."""
+    original = minor_relations.minor_coefficients
+    monkeypatch.setattr(minor_relations, "minor_coefficients",
+                        lambda d, k: change(original(d, k), d, k))
+    relation_claims.relation_basis.cache_clear()
+
+
+@pytest.fixture
+def fresh_relation_basis():
+    relation_claims.relation_basis.cache_clear()
+    yield
+    relation_claims.relation_basis.cache_clear()
+
+
+def test_mutation_minor_relations_extra_row_of_e(monkeypatch, fresh_relation_basis):
+    """The audit's survivor: E_k with an extra row has 49 kernel relations per triple; they
+    all still vanish, but 50 hold on the variety (exact rank 70 over Q): refuted."""
+    from fractions import Fraction
+
+    def extra_row(columns, d, k):
+        row = comb(d, k) * comb(d + k - 1, k)
+        return [{**column, row: Fraction(number + 1)} for number, column in enumerate(columns)]
+    _mutate_e(monkeypatch, extra_row)
+    v = RELATIONS.verify({"d": 4, "t": 2, "a": 4}, "exact")
+    assert v.status is Status.REFUTED and parts(v)["count"] == "refuted"
+    assert parts(v)["members"] == "verified" and parts(v)["criterion"] == "proved"
+    assert v.counterexample == {"relations_listed": 49, "relations_on_the_variety": 50,
+                                "rank_of_minors_over_Q": 70}
+
+
+def test_mutation_minor_relations_row_of_e_lost(monkeypatch, fresh_relation_basis):
+    """E_k without its first row: more kernel vectors than relations can exist."""
+    _mutate_e(monkeypatch, lambda columns, d, k: [{r: c for r, c in column.items() if r}
+                                                  for column in columns])
+    v = RELATIONS.verify({"d": 4, "t": 2, "a": 4}, "exact")
+    assert v.status is Status.REFUTED
+    assert v.evidence["parts"]["count"]["status"] == "refuted"
+
+
+def test_cone_flattening_loosened_hypothesis_is_not_applicable(monkeypatch):
+    """The audit's survivor: with d >= 2a + 2 loosened, d = 3, a = 1 has no 4 x 4 minor of the
+    3 x 6 flattening, and used to be "proved ... all 0 members"."""
+    monkeypatch.setattr(type(CONE), "hypothesis_violation", lambda self, params: None)
+    v = CONE.verify({"d": 3, "t": 1, "a": 1}, "symbolic")
+    assert v.status is Status.NOT_APPLICABLE and "no members" in v.summary
+    assert v.claim == "cone-flattening" and v.params["d"] == 3
+
+
+def _fake_family(indexed: bool, size: int, stated: int | None = None):
+    """A family claim whose check would say proved whatever it is given (indexed: with
+    ``index_sets``, and ``count`` the stated number of members when given)."""
+    from attngeom.core.verdict import proved
+    from attngeom.lightning_alg.claims.base import FamilyClaim
+
+    class Fake(FamilyClaim):
+        id, source, statement = "fake-family", "test", "Every member lies in J."
+
+        def members(self, params, coords):
+            return [coords.symbols[0]] * size
+
+        if indexed:
+            def index_sets(self, params):
+                return iter(range(size))
+
+            def check(self, method, params, context):
+                return proved(checked=size, summary=f"all {size} members vanish", evidence={})
+
+        if stated is not None:
+            def count(self, params):
+                return stated
+    return Fake()
+
+
+@pytest.mark.parametrize("indexed", [False, True])
+def test_a_family_with_no_member_never_holds(indexed):
+    """FamilyClaim: zero members is not-applicable, for a family checked by the base class
+    (members built, nothing to check) and for one whose own check would say proved."""
+    v = _fake_family(indexed, 0).verify({"d": 2, "t": 2}, "symbolic")
+    assert v.status is Status.NOT_APPLICABLE and "no members" in v.summary
+    if indexed:
+        assert _fake_family(True, 1).verify({"d": 2, "t": 2}, "symbolic").status is Status.PROVED
+    else:   # one member that does not vanish (a coordinate): the base check refutes it
+        assert _fake_family(False, 1).verify({"d": 2, "t": 2}, "exact").status is Status.REFUTED
+
+
+def _cone_member_off_fl(monkeypatch, breaks_membership: bool):
+    """cone_flattening.cone_family with member 8 built wrong: one entry replaced (not a
+    minor of Fl(T) any more); with ``breaks_membership`` False its columns are reversed
+    instead (minus the minor: still in J)."""
+    from attngeom.lightning_alg.invariants import cone_flattening
+    original = cone_flattening.cone_family
+
+    def mutated(*args, **kwargs):
+        family = original(*args, **kwargs)
+        if family.size > 7:
+            block = family.entries[7, 0]
+            if breaks_membership:
+                block[0, 0] = block[1, 1]
+            else:
+                family.entries[7, 0] = block[:, ::-1]
+        return family
+    monkeypatch.setattr(cone_flattening, "cone_family", mutated)
+
+
+def test_cone_flattening_proof_covers_every_member_as_built(monkeypatch):
+    """The rank bound proves the minors of Fl(T); the part as_built ties every member, as
+    built, to them (the part members is a sample): a member that is no minor is caught."""
+    v = CONE.verify({"d": 4, "t": 1, "a": 1}, "symbolic")
+    assert v.evidence["parts"]["as_built"]["members_checked"] == 210
+    _cone_member_off_fl(monkeypatch, True)
+    v = CONE.verify({"d": 4, "t": 1, "a": 1}, "symbolic")
+    assert v.status is Status.REFUTED and parts(v)["as_built"] == "refuted"
+    assert parts(v)["criterion"] == "proved"
+
+
+def test_cone_flattening_minus_a_minor_is_still_in_j(monkeypatch):
+    """Columns reversed: minus the minor, in J: searched, found on Fl(T), proved."""
+    _cone_member_off_fl(monkeypatch, False)
+    v = CONE.verify({"d": 4, "t": 1, "a": 1}, "symbolic")
+    assert v.status is Status.PROVED and v.evidence["parts"]["as_built"]["expanded_at_mu"] == 0
+
+
+def test_an_empty_family_against_a_positive_stated_count_is_refuted():
+    """A claim that states its number of members (count) and yields none contradicts itself:
+    refuted (a false statement), not merely not-applicable; a stated count of 0 agrees."""
+    v = _fake_family(True, 0, stated=210).verify({"d": 2, "t": 2}, "symbolic")
+    assert v.status is Status.REFUTED and v.counterexample == {"members": 0, "stated_count": 210}
+    assert v.error_kind is not None and v.claim == "fake-family"
+    assert _fake_family(True, 0, stated=0).verify({"d": 2, "t": 2}, "symbolic").status is Status.NOT_APPLICABLE

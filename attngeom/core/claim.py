@@ -141,6 +141,12 @@ class Claim:
     #: What kind of wrong a refutation of the printed statement is, and the parameters
     #: under which the correction (condition, convention) is checked (:mod:`attngeom.core.erratum`).
     erratum_spec: ErratumSpec | None = None
+    #: Parameters whose default or a paper example sits at an identity value (kappa = 1,
+    #: curvature c = 1, unit amplitudes, radius 1, ...) on purpose: name -> why the claim is
+    #: about that value.  Read only by ``tests/test_generic_examples.py``, which fails on any
+    #: other identity value (a factor or exponent on such a parameter is invisible there);
+    #: it changes no verdict, output or certificate.
+    identity_values: dict[str, str] = {}
 
     # -- parameters --------------------------------------------------------------------
     def resolve(self, raw: dict[str, Any]) -> dict[str, Any]:

@@ -23,10 +23,16 @@ AFFINE_DIM = Param("k", "dimension k of the affine chart a + B phi (GEC Thm 3.1)
 DOMAIN_DIM = Param("domain_dim", "dimension d of the parameter domain U (GEC Lemma 3.5, "
                    "Thm 3.21)", default=2)
 LAYERS = Param("layers", "number L of gated layers (GEC §3.3)", default=4)
+#: The default layer amplitudes, repeated over the L layers: not all 1 and not all equal, so
+#: that A_L = sum_l a_l is neither L nor L a_0 and a factor, exponent or index on a_l shows.
+GENERIC_AMPLITUDES = ("3/4", "1/2", "5/4")
 AMPLITUDES = Param("amplitudes", "layer amplitudes a_l > 0: one value for every layer or a "
-                   "comma list, rationals allowed (1/2)", default="1", kind="str")
+                   "comma list, rationals allowed (1/2); default 3/4, 1/2, 5/4, 3/4, ... "
+                   "(one per layer)", default=None, kind="str")
+#: default psi: a cross term and unequal curvatures, so that D^2 psi(0) is not a multiple of
+#: the identity (f_uv = 0 and f_uu = f_vv hide a wrong determinant)
 PSI = Param("psi", "psi(u, v) of GEC Lemma 3.11-3.12, SymPy syntax, grad psi(0) = 0",
-            default="1/2 + (u**2 + v**2)/8", kind="str")
+            default="1/2 + u**2/8 + u*v/16 + v**2/6", kind="str")
 VARIANT = Param("variant", "printed: the statement as printed; corrected: the repaired one",
                 default="printed", kind="str")
 
@@ -91,6 +97,17 @@ def named_checks_verdict(checks: dict[str, bool], evidence: dict, summary: str,
         return refuted(method="symbolic", summary=f"fails: {failed[0]}", evidence=evidence,
                        counterexample=counterexample(failed))
     return proved(checked=len(checks), evidence=evidence, summary=summary)
+
+
+def default_amplitudes(layers: int) -> str:
+    """GENERIC_AMPLITUDES repeated over ``layers`` layers, as the comma list --amplitudes takes."""
+    return ",".join(GENERIC_AMPLITUDES[l % len(GENERIC_AMPLITUDES)] for l in range(layers))
+
+
+def fill_amplitudes(params: dict) -> None:
+    """Set params["amplitudes"] to :func:`default_amplitudes` when it was not given."""
+    if params.get("amplitudes") is None:
+        params["amplitudes"] = default_amplitudes(params["layers"])
 
 
 def parse_amplitudes(text: str, layers: int) -> list[Fraction]:

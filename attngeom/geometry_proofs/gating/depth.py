@@ -13,9 +13,9 @@ from attngeom.geometry_proofs.claim_support import (
     context_backend, format_value, render_items, residual_verdict)
 from attngeom.geometry_proofs.gating import attention
 from attngeom.geometry_proofs.gating.common import (
-    AMBIENT, AMPLITUDES, GECClaim, LAYERS, PSI, U_SYMBOL, V_SYMBOL, named_checks_verdict,
-    named_immersion, parse_amplitudes, psi_facts, sample_count, symbolic_vector,
-    uniform_points, zero_differences)
+    AMBIENT, AMPLITUDES, GECClaim, LAYERS, PSI, U_SYMBOL, V_SYMBOL, fill_amplitudes,
+    named_checks_verdict, named_immersion, parse_amplitudes, psi_facts, sample_count,
+    symbolic_vector, uniform_points, zero_differences)
 from attngeom.geometry_proofs.ops import evaluate_expression, parse_expression
 from attngeom.geometry_proofs.riemann import (
     cancel_trig, fisher_rao_metric, gaussian_curvature, immersion_gaussian_curvature_at)
@@ -106,6 +106,7 @@ class GraphCurvatureClaim(GECClaim):
 
     def validate(self, params):
         super().validate(params)
+        fill_amplitudes(params)
         _normal_form_inputs(params)
 
     def hypothesis_violation(self, params):
@@ -204,6 +205,7 @@ class DepthAmplificationClaim(GECClaim):
 
     def validate(self, params):
         super().validate(params)
+        fill_amplitudes(params)
         _normal_form_inputs(params)
 
     def hypothesis_violation(self, params):

@@ -89,7 +89,7 @@ class BetaGradientClaim(GaugeClaim):
         mean = sum(b * g for b, g in zip(beta, grads))
         sign = self.sign(params)
         differences = [sympy.diff(b, t) - sign / kappa * b * (g - mean) for b, g in zip(beta, grads)]
-        point = {kappa: 1}
+        point = {kappa: sympy.Rational(7, 10)}
         return symbolic_identity(differences, [t, kappa], witness_point=point,
                                  holds=f"{self.source} is the exact derivative of the softmax (3 weights, K_j(t) arbitrary)",
                                  fails=f"{self.source} is not the derivative of the softmax weights",

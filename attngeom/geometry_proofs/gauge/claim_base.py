@@ -31,7 +31,8 @@ TOKENS = Param("tokens", "number N of agents (tokens), N >= 1 (GT)", default=3)
 DIM = Param("dim", "belief dimension K of N(mu, Sigma) (GT)", default=4)
 HEAD_DIM = Param("head_dim", "dimension n of the fundamental representation of SO(n); K = H n "
                  "(GT eqs 36-37; default n = K)", default=None)
-KAPPA = Param("kappa", "attention temperature kappa > 0 of GT eq 13 (a number)", default="1", kind="str")
+#: default 0.7, not 1: at kappa = 1 a factor or exponent on kappa (-K / kappa^2, -K kappa) is invisible
+KAPPA = Param("kappa", "attention temperature kappa > 0 of GT eq 13 (a number)", default="0.7", kind="str")
 COVARIANCE = Param("covariance", "full or diagonal belief covariances (GT)", default="full", kind="str")
 SIGMA = Param("sigma", "an explicit covariance for every belief, rows separated by ';' "
               "(e.g. '2,1;1,2'); must be symmetric positive definite", default=None, kind="str")

@@ -28,7 +28,7 @@ from attngeom.geometry_proofs.gauge.accelerated.kl_attention import gaussian_kl
 KEY_NORMS = Param("key_norms", "equal or unequal norms |mu_j| of the keys (GT Dirac limit)",
                   default="unequal", kind="str")
 COUPLING = Param("coupling", "the constant c = sigma^2 tau > 0 of GT's coupled Dirac limit (eq 48)",
-                 default="1", kind="str")
+                 default="0.6", kind="str")
 
 #: |beta_path - beta_limit|: beta from the Gaussian KL at sigma^2 = 1e-6 carries logits of size
 #: ~1e6 / tau with float64 rounding ~1e-16 relative, i.e. ~1e-10 absolute in the logits

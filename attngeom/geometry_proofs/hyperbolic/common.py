@@ -15,11 +15,15 @@ from attngeom.core.claim import Param
 from attngeom.core.errors import BadInput
 from attngeom.core.expressions import MAX_TEXT_LENGTH, parse_rational
 
+#: The curvature and the sampling radius default to generic values, not 1 (issue 48; the charter:
+#: "never c = 1 unless the claim is about it"): at c = 1 a factor or an exponent on c or
+#: sqrt(c) in a paper-side formula (eqs 8-12, 28, 36) is invisible, and at radius 1 one on r.
+#: A claim that is about c = 1 replaces the default and says why in ``identity_values``.
 CURVATURE = Param("curvature", "curvature parameter c > 0 of the Poincare ball B_c^d (sectional "
-                  "curvature -c; RGT), a number or a rational such as 1/2", default="1", kind="str")
+                  "curvature -c; RGT), a number or a rational such as 1/2", default="3/2", kind="str")
 BALL_DIM = Param("d", "dimension d of the Poincare ball B_c^d (RGT)", default=2)
 RADIUS = Param("radius", "geodesic radius r of the sampled points around their centre (RGT), "
-               "a number", default="1", kind="str")
+               "a number", default="5/4", kind="str")
 POINT = Param("point", "a point of the ball as a comma list, e.g. 0.3,-0.2 (must satisfy "
               "c|x|^2 < 1; RGT)", default=None, kind="str")
 ETA = Param("eta", "step size eta of RGT Algorithm 1 (a number > 0)", default="1", kind="str")

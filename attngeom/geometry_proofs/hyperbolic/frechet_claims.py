@@ -3,6 +3,8 @@ by Algorithm 1 (step sizes, rate) and the Einstein-midpoint shortcut."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from attngeom.geometry_proofs.claim_support import context_backend, render_items, residual_verdict
@@ -13,16 +15,67 @@ from attngeom.geometry_proofs.hyperbolic.common import (
 from attngeom.core.claim import Param
 from attngeom.core.errors import BadInput
 from attngeom.core.erratum import Erratum, ErrorKind
+from attngeom.core.evidence import measured
 from attngeom.core.verdict import combine, consistent, refuted, with_erratum
 
 VARIANT = Param("variant", "printed: the statement as printed; corrected: the repaired one",
                 default="printed", kind="str")
 
 
-def inside_step(eigenvalues) -> float:
-    """A step inside Algorithm 1's convergence condition eta < 2/lambda_max: the one with the
-    fastest local rate, 2/(lambda_min + lambda_max)."""
-    return 2 / (float(np.min(eigenvalues)) + float(np.max(eigenvalues)))
+#: The curvature of the claims below where a factor of c or sqrt(c) in the code under test
+#: must show: generic (c != 1) by default; the examples use other generic values.
+GENERIC_CURVATURE = dataclasses.replace(CURVATURE, default="3/2")
+#: The sampling radius and Algorithm 1's step of the claims below, off 1 by default (issue 48:
+#: at eta = 1 a step exp_p(eta^2 u) is exp_p(eta u)).
+GENERIC_RADIUS = dataclasses.replace(RADIUS, default="3/4")
+GENERIC_ETA = dataclasses.replace(ETA, default="4/5")
+
+
+def reference_distance(x, y, c):
+    """d_c(x_i, y_j) for all pairs (x shape=[n, d], y [m, d], NumPy; shape=[n, m]) by the
+    Lorentz model, independently of :func:`.poincare.distance` (eq 10's Mobius addition and
+    artanh): the isometry of eq (12) gives cosh(sqrt(c) d) = -c <X, Y>_L
+    = 1 + 2c|x - y|^2 / ((1 - c|x|^2)(1 - c|y|^2)) =: 1 + tau, and
+    arcosh(1 + tau) = log1p(tau + sqrt(tau (tau + 2))) keeps close pairs accurate."""
+    sx = np.sum(x * x, -1)[:, None]
+    sy = np.sum(y * y, -1)[None, :]
+    gap = np.sum((x[:, None, :] - y[None, :, :]) ** 2, -1)
+    tau = 2 * c * gap / ((1 - c * sx) * (1 - c * sy))
+    return np.log1p(tau + np.sqrt(tau * (tau + 2))) / np.sqrt(c)
+
+
+#: Algorithm 1's convergence condition, the hypothesis the paper omits: eta < STEP_CONDITION /
+#: lambda_max, lambda_max the largest eigenvalue of Hess(F/2) at the mean (gradient descent
+#: on F/2 with step eta contracts near the mean iff max_i |1 - eta lambda_i| < 1).
+STEP_CONDITION = 2.0
+#: The condition is tested at eta = (1 - CONDITION_MARGIN) and (1 + CONDITION_MARGIN) times
+#: its bound: inside (must reach the mean at the predicted rate) and outside (must not) --
+#: far beyond the 1e-5 relative error of the finite-difference eigenvalues.
+CONDITION_MARGIN = 0.1
+
+
+def condition_steps(eigenvalues) -> tuple[float, float]:
+    """(inside, outside): the step sizes (1 -+ CONDITION_MARGIN) * STEP_CONDITION / lambda_max
+    on either side of Algorithm 1's convergence condition."""
+    bound = STEP_CONDITION / float(np.max(eigenvalues))
+    return (1 - CONDITION_MARGIN) * bound, (1 + CONDITION_MARGIN) * bound
+
+
+def _run_algorithm_1(points, weights, c, eta, mean, eig):
+    """Algorithm 1 at ``eta`` from v_1 (to |u|_g <= 1e-10, at most 3000 steps): (run,
+    residuals, observed rate or None, distance of the last iterate to ``mean``, the predicted
+    rate max_i |1 - eta lambda_i|)."""
+    run = frechet.frechet_mean(points, weights, c, eta=eta, tol=1e-10, max_steps=3000)
+    res = np.array(run.residuals)
+    tail = res[(res > 1e-9) & np.isfinite(res)]
+    observed = float(np.median(tail[-6:][1:] / tail[-6:][:-1])) if tail.size > 6 else None
+    gap = float(poincare.distance(run.mean, mean, c)) if np.all(np.isfinite(run.mean)) else float("inf")
+    return run, res, observed, gap, float(np.max(np.abs(1 - eta * eig)))
+
+
+def _reaches(run, observed, gap, rho) -> bool:
+    """The run reached the mean (1e-8) at the predicted rate (within 0.05)."""
+    return run.converged and gap <= 1e-8 and (observed is None or abs(observed - rho) <= 0.05)
 
 
 def _configuration(context, params, key=1):
@@ -38,7 +91,12 @@ def _configuration(context, params, key=1):
 class GyroAttentionWeightsClaim(RGTClaim):
     """RGT eqs (14)-(15): S_ij = -d(q_i, k_j)^2 c / sqrt(d_k), alpha = softmax_j S.
 
-    ``numeric``: the library's batched scores equal the formula pair by pair; the weights are
+    ``numeric``: the library's batched scores (:func:`.attention.geodesic_scores`, through
+    :func:`.poincare.distance`'s Mobius addition and artanh) equal -d^2 c / sqrt(d_k) with d
+    from the Lorentz model (:func:`reference_distance`: cosh(sqrt(c) d) = -c <X, Y>_L, eq 12,
+    written out in ball coordinates -- a second formula, not the code under test), relative
+    1e-10 (divided by the conditioning 1/(1 - c|q_i|^2) + 1/(1 - c|k_j|^2) of d near the
+    boundary) at c = 3/2 by default (generic: a factor of c or sqrt(c) shows); the weights are
     positive and sum to 1; closer keys get larger weights (the order of alpha_ij is the
     reverse order of d(q_i, k_j)); and the weights are invariant under the isometries
     x -> a (+) x of the ball (Mobius translations), as a geometric score must be.
@@ -48,10 +106,10 @@ class GyroAttentionWeightsClaim(RGTClaim):
     source = "RGT eqs (14)-(15)"
     statement = ("Gyro-attention weights softmax(-d^2 c/sqrt(d_k)) are a probability vector, "
                  "decreasing in geodesic distance and invariant under isometries.")
-    params = (BALL_DIM, CURVATURE, RADIUS, TOKENS)
+    params = (BALL_DIM, GENERIC_CURVATURE, GENERIC_RADIUS, TOKENS)
     methods = ("numeric",)
     limits = {"d": 1024, "tokens": 512}
-    examples = ({"d": 2, "curvature": "1", "radius": "2", "tokens": 16},
+    examples = ({"d": 2, "curvature": "3/2", "radius": "2", "tokens": 16},
                 {"d": 16, "curvature": "1/2", "radius": "4", "tokens": 32})
 
     def check_numeric(self, params, context):
@@ -61,13 +119,16 @@ class GyroAttentionWeightsClaim(RGTClaim):
         q, k = (poincare.random_points(context.sampler.spawn(s), (n, d), c, radius) for s in (1, 2))
         shift = poincare.random_points(context.sampler.spawn(3), (d,), c, 1.0)
         scores = be.to_numpy(attention.geodesic_scores(be.asarray(q), be.asarray(k), c))
-        direct = np.array([[-float(poincare.distance(a, b, c)) ** 2 * c / np.sqrt(d) for b in k] for a in q])
+        direct = -reference_distance(q, k, c) ** 2 * c / np.sqrt(d)
         alpha = be.to_numpy(attention.softmax(be.asarray(scores)))
         moved = be.to_numpy(attention.softmax(attention.geodesic_scores(
             be.asarray(poincare.mobius_add(shift, q, c)), be.asarray(poincare.mobius_add(shift, k, c)), c)))
         dist = -direct * np.sqrt(d) / c
         order_bad = int(np.sum((np.diff(alpha[np.arange(n)[:, None], np.argsort(dist, -1)], axis=-1) > 1e-15)))
-        errs = {"formula": float(np.max(np.abs(scores - direct) / (1 + np.abs(direct)))),
+        # two float64 formulas of d differ by the rounding of the inputs times the conditioning
+        # of d near the boundary, 1/(1 - c|q_i|^2) + 1/(1 - c|k_j|^2) (|grad d| = lambda / 2)
+        cond = 1 / (1 - c * np.sum(q * q, -1))[:, None] + 1 / (1 - c * np.sum(k * k, -1))[None, :]
+        errs = {"formula": float(np.max(np.abs(scores - direct) / ((1 + np.abs(direct)) * cond))),
                 "normalized": float(np.max(np.abs(alpha.sum(-1) - 1))),
                 "isometry": float(np.max(np.abs(moved - alpha)))}
         worst = max(errs.values())
@@ -99,32 +160,41 @@ class FrechetAlgorithmClaim(RGTClaim):
     coth(sqrt(c) r_j) (r_j = d(m, v_j)), so for spread data lambda_max > 2 and even eta = 1
     fails.
 
-    ``numeric``: a seeded configuration (--tokens points within --radius, softmax weights);
-    the reference mean by the damped iteration eta_t = 1/L(p_t) (a descent method for every
-    spread); H by central differences; Algorithm 1 at --eta from v_1.  ``consistent`` when it
-    reaches the reference mean (gradient norm <= 1e-10) with an observed rate within 0.05 of
-    rho.  When it does not converge (rho >= 1): ``refuted`` of kind missing hypothesis
-    (:mod:`attngeom.core.erratum`) -- the paper fixes no step size ("where eta is step size"), and
-    the condition it omits is eta < 2 / lambda_max: part ``printed`` is the witness (eta
-    outside the condition, no convergence), part ``condition`` runs Algorithm 1 on the same
-    data at eta = 2 / (lambda_min + lambda_max) (inside it) and must reach the reference mean
-    at the predicted rate; if it does not, the erratum is not attached (a false statement).
+    ``numeric``: a seeded configuration (--tokens points within --radius, softmax weights;
+    c = 3/2, radius 3/4, eta = 4/5 by default, generic); the reference mean by the damped iteration eta_t = 1/L(p_t)
+    (a descent method for every spread); H by central differences.  Two parts:
+
+    * ``condition``: the condition eta < 2 / lambda_max itself, on the same data: Algorithm 1
+      at eta = 0.9 * 2 / lambda_max (inside) reaches the reference mean at the predicted rate
+      and at eta = 1.1 * 2 / lambda_max (outside) does not converge; a condition too loose or
+      too tight fails one of the two;
+    * ``printed``: Algorithm 1 at --eta from v_1.  ``consistent`` when --eta lies inside the
+      condition and the run reaches the reference mean (gradient norm <= 1e-10) with an
+      observed rate within 0.05 of rho.  When --eta lies outside (eta >= 2 / lambda_max) and
+      the run does not converge: ``refuted`` of kind missing hypothesis
+      (:mod:`attngeom.core.erratum`) -- the paper fixes no step size ("where eta is step
+      size") and omits the condition -- provided part ``condition`` holds (otherwise a false
+      statement).  Any other outcome (no convergence inside the condition, convergence
+      outside it, a rate off the prediction) refutes.  Every summary prints the inequality
+      between eta and 2 / lambda_max that holds.
     """
 
     id = "frechet-algorithm-1"
     source = "RGT Def 5.2, eq (16), Algorithm 1"
     statement = ("Algorithm 1 (p <- exp_p(eta sum_j alpha_j log_p v_j), from v_1) converges to the "
                  "weighted Frechet mean (16).")
-    params = (BALL_DIM, CURVATURE, RADIUS, TOKENS, ETA)
+    params = (BALL_DIM, GENERIC_CURVATURE, GENERIC_RADIUS, TOKENS, GENERIC_ETA)
     methods = ("numeric",)
     limits = {"d": 64, "tokens": 256}
     #: the eigenvalues (and eta_max, rho from them) are of a central second-difference
     #: Hessian at h = 1e-4: rounding alone moves them by about eps F / h^2 (2e-6 relative at
     #: radius 6), and they moved by up to 1.5e-6 between numpy's SIMD kernels
     float_tolerance = {"rel_tol": 1e-5, "abs_tol": 1e-9}
-    examples = ({"d": 2, "curvature": "1", "radius": "1", "tokens": 6, "eta": "1"},
-                {"d": 3, "curvature": "1", "radius": "1", "tokens": 6, "eta": "1.5"},
-                {"d": 2, "curvature": "1", "radius": "6", "tokens": 6, "eta": "1"})
+    #: generic curvatures, radii and steps (none 1): a c or sqrt(c) dropped from Algorithm 1's
+    #: maps, or a power of eta, shows; the witness eta = 9/10 < 1 (2/lambda_max = 0.86 there)
+    examples = ({"d": 2, "curvature": "3/2", "radius": "3/4", "tokens": 6, "eta": "4/5"},
+                {"d": 3, "curvature": "2/3", "radius": "5/4", "tokens": 6, "eta": "3/2"},
+                {"d": 2, "curvature": "3/2", "radius": "6", "tokens": 6, "eta": "9/10"})
 
     def check_numeric(self, params, context):
         c, eta = parse_curvature(params["curvature"]), parse_real(params["eta"], "eta")
@@ -134,81 +204,96 @@ class FrechetAlgorithmClaim(RGTClaim):
             raise BadInput("the reference Frechet mean did not converge; lower --radius")
         mean = reference.mean
         eig = np.linalg.eigvalsh(frechet.riemannian_hessian(mean, points, weights, c))
-        rho = float(np.max(np.abs(1 - eta * eig)))
-        run = frechet.frechet_mean(points, weights, c, eta=eta, tol=1e-10, max_steps=3000)
-        res = np.array(run.residuals)
-        tail = res[(res > 1e-9) & np.isfinite(res)]
-        observed = float(np.median(tail[-6:][1:] / tail[-6:][:-1])) if tail.size > 6 else None
-        gap = float(poincare.distance(run.mean, mean, c)) if np.all(np.isfinite(run.mean)) else float("inf")
-        facts = {"eigenvalues": as_list(eig, 9), "eta_max": round(2 / float(eig.max()), 9),
+        eta_max = STEP_CONDITION / float(eig.max())
+        bound = f"{STEP_CONDITION:g}/lambda_max = {fmt(eta_max)}"
+        relation = f"eta = {fmt(eta)} {'<' if eta < eta_max else '>='} {bound}"
+        run, res, observed, gap, rho = _run_algorithm_1(points, weights, c, eta, mean, eig)
+        facts = {"eigenvalues": as_list(eig, 9), "eta_max": round(eta_max, 9),
                  "predicted_rate": round(rho, 9), "observed_rate": None if observed is None else round(observed, 6),
                  "iterations": run.iterations, "converged": run.converged}
-        if run.converged and gap <= 1e-8 and (observed is None or abs(observed - rho) <= 0.05):
-            return consistent(checked=run.iterations, max_residual=float(res[-1]), tolerance=1e-10,
-                              backend="numpy", device="cpu", summary=(
-                                  f"Algorithm 1 at eta={fmt(eta)} reaches the Frechet mean in {run.iterations} "
-                                  f"iterations; predicted rate max|1 - eta lambda_i| = {fmt(rho)}, observed "
-                                  f"{'-' if observed is None else fmt(round(observed, 4))}; it converges iff "
-                                  f"eta < 2/lambda_max = {fmt(2 / eig.max())}"), evidence=facts)
+        condition = self._condition(points, weights, c, mean, eig)
+        if eta < eta_max and _reaches(run, observed, gap, rho):
+            printed = consistent(checked=run.iterations, max_residual=float(res[-1]), tolerance=1e-10,
+                                 backend="numpy", device="cpu", evidence=facts, summary=(
+                                     f"Algorithm 1 at {relation} (inside the convergence condition) reaches "
+                                     f"the Frechet mean in {run.iterations} iterations; predicted rate "
+                                     f"max|1 - eta lambda_i| = {fmt(rho)}, observed "
+                                     f"{'-' if observed is None else fmt(round(observed, 4))}"))
+            return combine({"printed": printed, "condition": condition})
         counterexample = {"points": as_list(points), "weights": as_list(weights), "c": c,
                           "eta": eta, "frechet_mean": as_list(mean),
                           "last_residuals": as_list(res[-4:], 9)}
-        if not (not run.converged and rho >= 1):
-            return refuted(method="numeric", backend="numpy", device="cpu", evidence=facts,
-                           counterexample=counterexample, summary=(
-                               f"Algorithm 1 at eta={fmt(eta)} disagrees with the linear analysis: converged "
-                               f"{run.converged}, predicted rate {fmt(rho)}, observed {observed}"))
-        eta_max = 2 / float(eig.max())
+        if run.converged or eta < eta_max:
+            printed = refuted(method="numeric", backend="numpy", device="cpu", evidence=facts,
+                              counterexample=counterexample, summary=(
+                                  f"Algorithm 1 at {relation} disagrees with the linear analysis: converged "
+                                  f"{run.converged}, distance to the mean {gap:.3g}, predicted rate {fmt(rho)}, "
+                                  f"observed {observed}"))
+            return combine({"printed": printed, "condition": condition})
         printed = refuted(method="numeric", backend="numpy", device="cpu", evidence=facts,
                           counterexample=counterexample, summary=(
                               f"Algorithm 1 at eta={fmt(eta)} does not converge (|u|_g stays "
                               f">= {fmt(round(float(np.nanmin(res[-10:])), 6))} after {run.iterations} steps); "
-                              f"the Hessian of F/2 at the mean has lambda_max = {fmt(eig.max())}, so eta = "
-                              f"{fmt(eta)} >= 2/lambda_max = {fmt(eta_max)} lies outside the convergence "
-                              f"condition (rate max|1 - eta lambda_i| = {fmt(rho)} >= 1)"))
-        condition = self._inside_condition(points, weights, c, mean, eig)
-        parts = {"printed": printed, "condition": condition}
+                              f"the Hessian of F/2 at the mean has lambda_max = {fmt(eig.max())}, so "
+                              f"{relation} lies outside the convergence condition (rate max|1 - eta lambda_i| "
+                              f"= {fmt(rho)} >= 1)"))
         if condition.status.holds:
+            inside = condition.evidence["inside"]
             with_erratum(printed, Erratum(
                 ErrorKind.MISSING_HYPOTHESIS, "RGT Algorithm 1, line 5 (§5.2.2)",
                 "Update: v^(t+1) = exp_{v^(t)}(eta u) 'where eta is step size' (no condition on eta; "
                 "'until convergence')",
                 f"Algorithm 1 is Riemannian gradient descent on F/2 and converges (locally) iff "
-                f"eta < 2/lambda_max, lambda_max the largest eigenvalue of Hess(F/2) at the mean "
-                f"(on H^d(-c): 1 <= lambda_i <= max_j sqrt(c) r_j coth(sqrt(c) r_j)); here 2/lambda_max = "
-                f"{fmt(eta_max)} < eta = {fmt(eta)}",
+                f"eta < {STEP_CONDITION:g}/lambda_max, lambda_max the largest eigenvalue of Hess(F/2) at the "
+                f"mean (on H^d(-c): 1 <= lambda_i <= max_j sqrt(c) r_j coth(sqrt(c) r_j)); here {bound} "
+                f"<= eta = {fmt(eta)}",
                 f"part 'condition': at the same points and weights Algorithm 1 with eta = "
-                f"{fmt(condition.evidence['eta'])} < 2/lambda_max reaches the reference mean in "
-                f"{condition.evidence['iterations']} steps at the predicted rate; part 'printed': the "
-                f"witness eta = {fmt(eta)} lies outside and does not converge"))
-        return combine(parts)
+                f"{fmt(inside['eta'])} < {bound} reaches the reference mean in {inside['iterations']} "
+                f"steps at the predicted rate, and with eta = {fmt(condition.evidence['outside']['eta'])} "
+                f"> {bound} does not converge; part 'printed': the witness {relation} lies outside "
+                f"and does not converge"))
+        return combine({"printed": printed, "condition": condition})
 
     @staticmethod
-    def _inside_condition(points, weights, c, mean, eig):
-        """Algorithm 1 at a step inside the condition (:func:`inside_step`) on the same data:
-        consistent when it reaches ``mean`` at the predicted rate."""
-        eta = inside_step(eig)
-        rho = float(np.max(np.abs(1 - eta * eig)))
-        run = frechet.frechet_mean(points, weights, c, eta=eta, tol=1e-10, max_steps=3000)
-        res = np.array(run.residuals)
-        tail = res[(res > 1e-9) & np.isfinite(res)]
-        observed = float(np.median(tail[-6:][1:] / tail[-6:][:-1])) if tail.size > 6 else None
-        gap = float(poincare.distance(run.mean, mean, c)) if np.all(np.isfinite(run.mean)) else float("inf")
-        facts = {"eta": round(eta, 9), "eta_max": round(2 / float(eig.max()), 9), "predicted_rate": round(rho, 9),
-                 "observed_rate": None if observed is None else round(observed, 6),
-                 "iterations": run.iterations, "converged": run.converged}
-        if eta < 2 / float(eig.max()) and run.converged and gap <= 1e-8 and (
-                observed is None or abs(observed - rho) <= 0.05):
-            return consistent(checked=run.iterations, max_residual=float(res[-1]), tolerance=1e-10,
-                              backend="numpy", device="cpu", evidence=facts, summary=(
-                                  f"inside the condition, eta = {fmt(eta)} < 2/lambda_max = "
-                                  f"{fmt(2 / eig.max())}: Algorithm 1 reaches the Frechet mean in "
-                                  f"{run.iterations} steps (rate predicted {fmt(rho)}, observed "
-                                  f"{'-' if observed is None else fmt(round(observed, 4))})"))
+    def _condition(points, weights, c, mean, eig):
+        """Part ``condition``: Algorithm 1 on the same data at the two steps of
+        :func:`condition_steps`: consistent when the inside one reaches ``mean`` at the
+        predicted rate and the outside one does not converge."""
+        eta_max = STEP_CONDITION / float(eig.max())
+        bound = f"{STEP_CONDITION:g}/lambda_max = {fmt(eta_max)}"
+        sides = {}
+        for side, eta in zip(("inside", "outside"), condition_steps(eig)):
+            run, res, observed, gap, rho = _run_algorithm_1(points, weights, c, eta, mean, eig)
+            sides[side] = {"eta": round(eta, 9), "predicted_rate": round(rho, 9),
+                           "observed_rate": None if observed is None else round(observed, 6),
+                           "iterations": run.iterations, "converged": run.converged,
+                           "reached_mean": _reaches(run, observed, gap, rho),
+                           "last_residual": float(res[-1]) if np.isfinite(res[-1]) else None}
+        inside, outside = sides["inside"], sides["outside"]
+        # outside the condition the iterates wander (rate 1.2 near the mean): where they are
+        # after the last step is recorded, not compared on re-checking
+        shown = dict(outside, **{key: measured(outside[key]) for key in ("observed_rate", "iterations", "last_residual")
+                                 if outside[key] is not None})
+        facts = {"eta_max": round(eta_max, 9), "inside": inside, "outside": shown}
+        holds = (inside["eta"] < eta_max < outside["eta"] and inside["reached_mean"]
+                 and not outside["converged"])
+        if holds:
+            return consistent(checked=inside["iterations"] + outside["iterations"],
+                              max_residual=inside["last_residual"], tolerance=1e-10, backend="numpy",
+                              device="cpu", evidence=facts, summary=(
+                                  f"the condition eta < {bound} is the right one: inside, eta = "
+                                  f"{fmt(inside['eta'])} reaches the Frechet mean in {inside['iterations']} steps "
+                                  f"(rate predicted {fmt(inside['predicted_rate'])}, observed "
+                                  f"{'-' if inside['observed_rate'] is None else fmt(round(inside['observed_rate'], 4))}); "
+                                  f"outside, eta = {fmt(outside['eta'])} does not converge (stopped after "
+                                  f"{outside['iterations']} steps)"))
+        wrong = ("inside it Algorithm 1 does not reach the mean at the predicted rate (eta = "
+                 f"{fmt(inside['eta'])} < {eta_max:.6g}, converged {inside['converged']})"
+                 if not inside["reached_mean"] else
+                 f"outside it Algorithm 1 converges (eta = {fmt(outside['eta'])} > {eta_max:.6g})")
         return refuted(method="numeric", backend="numpy", device="cpu", evidence=facts,
-                       counterexample={"eta": eta, "converged": run.converged, "distance_to_mean": gap},
-                       summary=(f"the condition eta < 2/lambda_max does not give convergence: eta = "
-                                f"{fmt(eta)}, converged {run.converged}, distance to the mean {gap:.3g}"))
+                       counterexample={"inside": inside, "outside": outside, "eta_max": eta_max},
+                       summary=f"the convergence condition eta < {bound} is not the right one: {wrong}")
 
     def show(self, params, fmt="text", limit=None):
         return render_items([("F(p)", "sum_j alpha_j d_c(p, v_j)^2"),
@@ -253,7 +338,7 @@ class EinsteinMidpointClaim(RGTClaim):
     params = (BALL_DIM, CURVATURE, RADIUS, TOKENS, VARIANT)
     methods = ("numeric",)
     limits = {"d": 64, "tokens": 256}
-    examples = ({"d": 2, "curvature": "1/2", "radius": "1", "tokens": 5, "variant": "printed"},
+    examples = ({"d": 2, "curvature": "1/2", "radius": "3/4", "tokens": 5, "variant": "printed"},
                 {"d": 3, "tokens": 8, "variant": "corrected"})
 
     def validate(self, params):

@@ -16,6 +16,7 @@ from attngeom.geometry_proofs.hyperbolic import geodesics, lorentz, poincare
 from attngeom.geometry_proofs.hyperbolic.common import (
     BALL_DIM, CURVATURE, POINT, RADIUS, RGTClaim, as_list, fmt, parse_curvature,
     parse_point, parse_real)
+from attngeom.core.expressions import parse_rational
 from attngeom.core.verdict import proved, refuted
 
 #: Sampled points per numeric check unless --samples says otherwise.
@@ -24,6 +25,10 @@ DEFAULT_SAMPLES = 200
 #: The curvature of the claims whose formulas carry c, sqrt(c) in several places: their
 #: default and certified examples use c != 1, where a dropped c or sqrt(c) shows (issue 27).
 NONUNIT_CURVATURE = dataclasses.replace(CURVATURE, default="2")
+#: The same for the geodesic check of eqs (10)-(11), at 3/2 (neither 1 nor a power of 2).
+GEODESIC_CURVATURE = dataclasses.replace(CURVATURE, default="3/2")
+#: ... and its sampling radius off 1 (issue 48: no scale-like parameter at its identity).
+GEODESIC_RADIUS = dataclasses.replace(RADIUS, default="3/2")
 
 
 def _sample(context, params, count, key):
@@ -74,7 +79,10 @@ class PoincareCurvatureClaim(RGTClaim):
     params = (BALL_DIM, CURVATURE)
     methods = ("symbolic", "numeric")
     limits = {"d": 16}
-    examples = ({"d": 2}, {"d": 3}, {"d": 6, "curvature": "1/2", "method": "numeric"})
+    #: c != 1 (issue 48): the symbolic check keeps c a symbol, the numeric one (and the
+    #: default --method numeric) evaluates at the given c, where a factor on c shows
+    examples = ({"d": 2, "curvature": "3/2"}, {"d": 3, "curvature": "2/3"},
+                {"d": 6, "curvature": "1/2", "method": "numeric"})
 
     def check_numeric(self, params, context):
         """R_asmn + c (g_am g_sn - g_an g_sm) at seeded points, from the metric's jet (autodiff
@@ -173,7 +181,9 @@ class GyrogroupClaim(RGTClaim):
     ``symbolic``: the library's own eq (9) and closed-form gyration evaluated on NumPy
     object arrays over the rational function field Q(x1, x2, y1, y2, z1, z2, c) (d = 2): each
     identity's difference is the zero rational function; non-commutativity and
-    non-associativity by exact rational witnesses.  ``numeric``: every identity at seeded
+    non-associativity by exact rational witnesses at the given c (c = 3/2 by default; the
+    points (1/2, 0), (0, 1/3), (1/4, 1/5) divided by the least integer k putting them in the
+    ball).  ``numeric``: every identity at seeded
     points within --radius of the origin (near the boundary for large radii), on a backend.
     """
 
@@ -184,7 +194,7 @@ class GyrogroupClaim(RGTClaim):
     params = (BALL_DIM, CURVATURE, RADIUS)
     methods = ("symbolic", "numeric")
     limits = {"d": 512}
-    examples = ({"d": 2, "curvature": "1", "radius": "1"},
+    examples = ({"d": 2, "curvature": "3/2", "radius": "5/4"},
                 {"d": 8, "curvature": "1/2", "radius": "6", "method": "numeric"})
 
     def check_symbolic(self, params, context):
@@ -206,21 +216,27 @@ class GyrogroupClaim(RGTClaim):
                            summary=f"eq (9) fails the gyrogroup identity '{failed[0]}' in Q(x, y, z, c)",
                            counterexample={"identity": failed[0], "failed": failed})
         from fractions import Fraction as F
-        u, v, w = (np.array(p, dtype=object) for p in
-                   ([F(1, 2), F(0)], [F(0), F(1, 3)], [F(1, 4), F(1, 5)]))
-        one = F(1)
+        # the witnesses at the given c (exact; generic by default, so a factor on c shows),
+        # scaled by 1/k into the ball c|p|^2 < 1
+        cq = parse_rational(params["curvature"], "--curvature")
+        base = ([F(1, 2), F(0)], [F(0), F(1, 3)], [F(1, 4), F(1, 5)])
+        k = 1
+        while any(cq * sum(t * t for t in p) >= k * k for p in base):
+            k += 1
+        u, v, w = (np.array([t / k for t in p], dtype=object) for p in base)
         add = poincare._mobius_add
-        commutes = bool(np.all(add(u, v, one) == add(v, u, one)))
-        associates = bool(np.all(add(add(u, v, one), w, one) == add(u, add(v, w, one), one)))
+        commutes = bool(np.all(add(u, v, cq) == add(v, u, cq)))
+        associates = bool(np.all(add(add(u, v, cq), w, cq) == add(u, add(v, w, cq), cq)))
         if commutes or associates:
             return refuted(method="symbolic", summary="the witnesses of A.2 items 3-4 fail",
                            counterexample={"commutes": commutes, "associates": associates})
         return proved(checked=checked + 2, summary=(
             f"identity, inverse, left cancellation and gyro-associativity of eq (9) hold in "
             f"Q(x1, x2, y1, y2, z1, z2, c) (d = 2, {checked} identities); x (+) y != y (+) x and "
-            f"(x (+) y) (+) z != x (+) (y (+) z) at x = (1/2, 0), y = (0, 1/3), z = (1/4, 1/5), c = 1"),
-            evidence={"x (+) y": [str(t) for t in add(u, v, one)],
-                      "y (+) x": [str(t) for t in add(v, u, one)]})
+            f"(x (+) y) (+) z != x (+) (y (+) z) at x = ({', '.join(map(str, u))}), "
+            f"y = ({', '.join(map(str, v))}), z = ({', '.join(map(str, w))}), c = {cq}"),
+            evidence={"x (+) y": [str(t) for t in add(u, v, cq)],
+                      "y (+) x": [str(t) for t in add(v, u, cq)]})
 
     def check_numeric(self, params, context):
         be, c, count, (x, y, z) = _seeded_points(context, params, (1, 2, 3))
@@ -260,7 +276,8 @@ class GeodesicDistanceClaim(RGTClaim):
     """RGT eq (10) against eqs (2)-(5): d_c(x, y) = 2/sqrt(c) artanh(sqrt(c)|(-x) (+) y|)
     is the length of the geodesic from x to y, and eq (11)'s exp_x(v) is its endpoint.
 
-    ``numeric``: for seeded pairs, the geodesic equation (3) with the Christoffel symbols of
+    ``numeric``: for seeded pairs (c = 3/2 by default: generic, so a factor or exponent on c
+    in eq (10) or (11) shows), the geodesic equation (3) with the Christoffel symbols of
     metric (8) derived by :mod:`attngeom.geometry_proofs.riemann` (eq 4) is integrated (DOP853) and the
     boundary-value problem solved by shooting; its length (eq 2) is compared with eq (10),
     its initial velocity with log_x(y) and the closed-form exp_x(v) with the integrated
@@ -271,10 +288,12 @@ class GeodesicDistanceClaim(RGTClaim):
     source = "RGT eqs (2)-(5), (10), (11)"
     statement = ("Eq (10) equals the length of the geodesic solving eq (3) with the Christoffel "
                  "symbols of metric (8); eq (11) is its endpoint.")
-    params = (BALL_DIM, CURVATURE, RADIUS, POINT)
+    params = (BALL_DIM, GEODESIC_CURVATURE, GEODESIC_RADIUS, POINT)
     methods = ("numeric",)
     limits = {"d": geodesics.MAX_DIM}
-    examples = ({"d": 2, "curvature": "1", "radius": "2", "samples": 4},
+    #: c != 1 everywhere: eq (10)'s 2/sqrt(c) and sqrt(c) inside artanh, and eq (11)'s
+    #: sqrt(c), are invisible at c = 1 (a factor or an exponent on c there survives)
+    examples = ({"d": 2, "curvature": "3/2", "radius": "2", "samples": 4},
                 {"d": 3, "curvature": "1/2", "radius": "3", "samples": 3})
 
     def check_numeric(self, params, context):
@@ -325,7 +344,7 @@ class ParallelTransportClaim(RGTClaim):
     params = (BALL_DIM, CURVATURE, RADIUS, POINT)
     methods = ("numeric",)
     limits = {"d": geodesics.MAX_DIM}
-    examples = ({"d": 2, "curvature": "1", "radius": "2", "samples": 3},
+    examples = ({"d": 2, "curvature": "3/2", "radius": "2", "samples": 3},
                 {"d": 3, "curvature": "2", "radius": "2", "samples": 3})
 
     def check_numeric(self, params, context):
@@ -478,7 +497,7 @@ class ClippingClaim(RGTClaim):
     params = (BALL_DIM, CURVATURE)
     methods = ("numeric",)
     limits = {"d": 4096}
-    examples = ({"d": 2, "curvature": "1"}, {"d": 16, "curvature": "1/4"})
+    examples = ({"d": 2, "curvature": "2/3"}, {"d": 16, "curvature": "1/4"})
 
     def check_numeric(self, params, context):
         be = context_backend(context)

@@ -36,7 +36,7 @@ class GeodesicResidualClaim(RGTClaim):
     params = (BALL_DIM, CURVATURE, RADIUS)
     methods = ("numeric",)
     limits = {"d": 1024}
-    examples = ({"d": 2, "curvature": "1", "radius": "2"}, {"d": 8, "curvature": "1/2", "radius": "3"})
+    examples = ({"d": 2, "curvature": "3/2", "radius": "2"}, {"d": 8, "curvature": "1/2", "radius": "3"})
 
     def check_numeric(self, params, context):
         be = context_backend(context)
@@ -86,8 +86,8 @@ class RiemannianNormClaim(RGTClaim):
     params = (BALL_DIM, CURVATURE, RADIUS, TOKENS)
     methods = ("numeric",)
     limits = {"d": 256, "tokens": 1024}
-    examples = ({"d": 2, "curvature": "1", "radius": "2", "tokens": 16},
-                {"d": 8, "curvature": "2", "radius": "1", "tokens": 32})
+    examples = ({"d": 2, "curvature": "3/2", "radius": "2", "tokens": 16},
+                {"d": 8, "curvature": "2", "radius": "3/4", "tokens": 32})
 
     def check_numeric(self, params, context):
         c = parse_curvature(params["curvature"])
@@ -167,7 +167,7 @@ class RiemannianSGDClaim(RGTClaim):
     params = (BALL_DIM, CURVATURE, RADIUS)
     methods = ("numeric",)
     limits = {"d": 256}
-    examples = ({"d": 2, "curvature": "1", "radius": "2"}, {"d": 5, "curvature": "1/2", "radius": "3"})
+    examples = ({"d": 2, "curvature": "3/2", "radius": "2"}, {"d": 5, "curvature": "1/2", "radius": "3"})
 
     def check_numeric(self, params, context):
         be = context_backend(context)

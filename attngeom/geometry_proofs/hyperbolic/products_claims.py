@@ -57,7 +57,7 @@ class ProductManifoldClaim(RGTClaim):
     statement = "On H x S x E the geodesic distance is sqrt(d_H^2 + d_S^2 + d_E^2) and exp is componentwise."
     params = (FACTOR_DIMS, CURVATURE)
     methods = ("numeric",)
-    examples = ({"factor_dims": (2, 2, 2), "curvature": "1"}, {"factor_dims": (3, 1, 0), "curvature": "1/2"})
+    examples = ({"factor_dims": (2, 2, 2), "curvature": "3/2"}, {"factor_dims": (3, 1, 0), "curvature": "1/2"})
 
     def check_numeric(self, params, context):
         c = parse_curvature(params["curvature"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -12,6 +13,9 @@ from attngeom.geometry_proofs.hyperbolic import volume
 from attngeom.geometry_proofs.hyperbolic.common import BALL_DIM, CURVATURE, RGTClaim, fmt, parse_curvature
 from attngeom.core.erratum import Erratum, ErrorKind
 from attngeom.core.verdict import combine, consistent, proved, refuted, with_erratum
+
+#: The printed statement's own curvature, -1 (see ``identity_values`` below).
+UNIT_CURVATURE = dataclasses.replace(CURVATURE, default="1")
 
 
 class VolumeGrowthClaim(RGTClaim):
@@ -30,9 +34,16 @@ class VolumeGrowthClaim(RGTClaim):
     id = "hyperbolic-volume-growth"
     source = "RGT §7.1.1"
     statement = "The volume of a geodesic ball of radius r in H^d grows like e^{(d-1) r}."
-    params = (BALL_DIM, CURVATURE)
+    params = (BALL_DIM, UNIT_CURVATURE)
     methods = ("symbolic", "numeric")
     limits = {"d": 64}
+    #: the claim is about c = 1: §7.1.1 states Vol(B_r) ∝ e^{(d-1) r} for H^d with no
+    #: curvature parameter, i.e. curvature -1; the default and the first two examples check
+    #: it there (proved), and the examples c = 4, 1/4 check the (d-1) sqrt(c) rate of the
+    #: ball B_c^d (refuted with a convention erratum), where a factor on c shows
+    identity_values = {"curvature": "RGT §7.1.1 states Vol(B_r) ∝ e^{(d-1) r} for H^d of curvature "
+                                    "-1 (no c in the statement); c != 1 is covered by the examples "
+                                    "c = 4 and c = 1/4"}
     examples = ({"d": 2, "curvature": "1"}, {"d": 3, "curvature": "1"}, {"d": 3, "curvature": "4"},
                 {"d": 10, "curvature": "1/4", "method": "numeric"})
 

@@ -7,7 +7,8 @@ from typing import Any
 
 from attngeom.core.claim import CheckContext, Claim, Param
 from attngeom.core.errors import BadInput
-from attngeom.core.verdict import Verdict, combine
+from attngeom.core.erratum import Erratum, ErrorKind
+from attngeom.core.verdict import Status, Verdict, combine, not_applicable, refuted, with_erratum
 from attngeom.lightning_alg.coordinates import CoordinateSystem
 from attngeom.lightning_alg.family_check import check_family
 from attngeom.lightning_alg.invariant import Invariant, format_invariant, invariant_json
@@ -86,12 +87,63 @@ class FamilyClaim(Claim):
     def auto_method(self, params):
         return "symbolic" if len(coordinates_of(params)) <= AUTO_SYMBOLIC_COORDINATES else "exact"
 
+    # -- no holding verdict on an empty family ------------------------------------------
+    def has_members(self, params) -> bool | None:
+        """Whether the family yields a member at ``params``, if that is cheap to know before
+        checking: an indexed family (one with ``index_sets``, the cross-column claims) looks
+        at its first index set; None for the others, whose members :meth:`check` builds and
+        tests itself (a subclass that overrides ``check`` and can be empty overrides this)."""
+        index_sets = getattr(self, "index_sets", None)
+        if callable(index_sets):
+            return next(iter(index_sets(params)), None) is not None
+        return None
+
+    def empty_family(self, params) -> Verdict:
+        """The verdict of a family with no member: never a holding one.
+
+        "Every member lies in J" holds vacuously for an empty family, so a check of it
+        would be proved by a wrong index list or a loosened hypothesis as readily as by a
+        true theorem.  Where the claim states a count of its members (``count(params)``,
+        the cross-column claims' formulas) and that count is positive, the empty list
+        contradicts it: refuted.  Otherwise the claim does not say its family is nonempty
+        (its hypotheses, d >= 2a + 2 and the like, are what make it so), an empty family
+        is no counterexample, and the parameters are outside what it is about:
+        not-applicable, naming the empty family."""
+        shown = " ".join(f"{k}={v}" for k, v in params.items()
+                         if v is not None and v is not False and k in ("d", "t", "a", "minor_size"))
+        count = getattr(self, "count", None)
+        stated = count(params) if callable(count) else 0
+        if stated > 0:
+            return refuted(method="exact", checked=1, summary=(
+                f"the {self.id} family has no members at {shown}, but its count gives {stated}"),
+                counterexample={"members": 0, "stated_count": stated})
+        return not_applicable(f"the {self.id} family has no members at {shown}: a statement "
+                              f"about its members holds vacuously there, so nothing is checked")
+
+    def verify(self, raw, method="auto", context=None) -> Verdict:
+        """:meth:`Claim.verify`, except that a family with no member is never a holding
+        verdict (checked before the run where :meth:`has_members` knows, else by
+        :meth:`check` on the members it builds)."""
+        params = self.resolve(raw)
+        if self.hypothesis_violation(params) is None and self.has_members(params) is False:
+            verdict = self.empty_family(params)       # stamped as Claim.verify stamps
+            verdict.claim, verdict.source, verdict.params = self.id, self.source, params
+            if verdict.status is Status.REFUTED:
+                with_erratum(verdict, Erratum(ErrorKind.FALSE_STATEMENT, self.source,
+                                              self.statement or self.source))
+            verdict.float_tolerance = dict(self.float_tolerance)
+            verdict.seconds = 0.0
+            return verdict
+        return super().verify(raw, method, context)
+
     def check(self, method: str, params, context: CheckContext) -> Verdict:
         coords = coordinates_of(params)
         if method == "symbolic" and len(coords) > MAX_SYMBOLIC_COORDINATES:
             raise BadInput(f"symbolic expansion over {len(coords):,} coordinates is too large "
                            f"(limit {MAX_SYMBOLIC_COORDINATES:,}); use --method exact")
         members = self.members(params, coords)
+        if not members:
+            return self.empty_family(params)
         vanishing = check_family(members, coords, params["a"], method, context)
         extra = self.side_checks(params, coords, members, context)
         if not extra:

@@ -2,17 +2,26 @@
 
 Each claim measures the exact Jacobian rank over F_p of a variant network
 (:mod:`attngeom.lightning_alg.models`) at every point of a sweep (or at the point given) and
-compares it with an expected formula (:mod:`attngeom.lightning_alg.models.dimension`):
+compares it with an expected formula (:mod:`attngeom.lightning_alg.models.dimension`).  None
+is a statement the papers print: ADM §6 asks for "masked self-attention, deep attention
+networks, and multi-head models"; HMK §5 believes that with skip connections "the
+parameterization via (M, L) is generically one-to-one" and that several heads add "new
+symmetries due to permutation of heads", and prints no formula.  So each claim's source
+is this project's (``attngeom ...``): a refutation refutes our expectation, never files an
+erratum of ADM or HMK (``attngeom errata`` leaves them out).
 
-* ``multihead-join`` (this project's expectation in the direction of ADM §6, HMK §5; neither
-  paper states it): H heads, one layer: dim = min(H dim_1, span), the expected dimension of
-  the join of H copies of the single-head variety (dim_1 = HMK eq 7).
-* ``skip-fibre`` (HMK §5): with a skip connection the generic fibre is the orbit of the
-  remaining symmetries (per head GL_a on (Q, K) and (cA, V/c); between layers GL_d unless
-  the skip is the identity): dim = P - s.
-* ``causal-dimension`` (ADM §6): the causal mask leaves the dimension of the whole-output
-  variety that of the unmasked one (HMK eq 7; corrected eq 14 for several layers).
+* ``multihead-join``: H heads, one layer: dim = min(H dim_1, span), the expected dimension
+  of the join of H copies of the single-head variety (dim_1 = HMK eq 7).  Defective at
+  a >= d (the heads mix: ``multihead-mixing``) and at d' = 1.
+* ``skip-fibre``: with a skip connection the generic fibre is the orbit of the remaining
+  symmetries (per head GL_a on (Q, K) and (cA, V/c); per layer with a >= d the GL_H mixing
+  of its heads; between layers GL_d unless the skip is the identity): rank = P - s, for one
+  layer of H >= 2 heads capped by the span and by the rank-<= H tensors.
+* ``causal-dimension``: the causal mask leaves the dimension of the whole-output variety
+  that of the unmasked one (HMK eq 7; corrected eq 14 for several layers).
 
+Each point first checks that the network measured is the model defined, and differs from
+the model without its mask or skip (:func:`~attngeom.lightning_alg.claims.beyond_base.model_check`).
 Each point's verdict is exact (``verified``: the rank is a certified lower bound, and equals
 the formula; ``refuted`` when an ample or certified rank differs).  A sweep is evidence for
 the formula over its range, not a proof for every size; the summary states the range.
@@ -20,93 +29,15 @@ the formula over its range, not a proof for every size; the summary states the r
 
 from __future__ import annotations
 
-from attngeom.core.claim import Claim, Param
 from attngeom.core.errors import BadInput
-from attngeom.core.verdict import Verdict, combine
-from attngeom.lightning_alg.claims.hmk_support import NETWORK_PARAMS, dimension_verdict, formula_show
-from attngeom.lightning_alg.hmk.dimension import Architecture, architecture
+from attngeom.core.verdict import Verdict
+from attngeom.lightning_alg.claims.beyond_base import (CAUSAL, HEADS, SKIP, VARIANT_PARAMS,  # noqa: F401
+                                                       VariantDimensionClaim, variant_network)
+from attngeom.lightning_alg.claims.beyond_mixing import MULTIHEAD_MIXING
+from attngeom.lightning_alg.hmk.dimension import Architecture
 from attngeom.lightning_alg.models import dimension as model_dimension
-from attngeom.lightning_alg.models.network import VariantNetwork
-from attngeom.lightning_alg.models.variant import SKIPS, Variant, variant_from
-
-HEADS = Param("heads", "number of heads H (outputs summed; each head its own Q, K, V)")
-SKIP = Param("skip", f"skip connection: {'|'.join(SKIPS)} (f(X), f(X) + X, f(X) + W_s X)",
-             kind="str")
-CAUSAL = Param("causal", "causal mask: output column j attends to columns 1..j", kind="flag")
-VARIANT_PARAMS = NETWORK_PARAMS + (HEADS, SKIP, CAUSAL)
-
-
-def variant_network(params: dict) -> VariantNetwork:
-    """The VariantNetwork of claim / CLI parameters (d, a, t, layers, dprime, heads, skip,
-    causal)."""
-    return VariantNetwork(architecture(params),
-                          variant_from(params.get("heads"), params.get("skip"), params.get("causal")))
-
-
-class VariantDimensionClaim(Claim):
-    """A formula for the dimension of a variant network, checked by exact Jacobian ranks
-    over F_p at one point or over :attr:`grid` (pairs of Architecture and Variant)."""
-
-    params = VARIANT_PARAMS
-    methods = ("exact",)
-    grid: tuple = ()
-    grid_text = ""
-    formula_name = ""
-
-    def validate(self, params):
-        variant_from(params.get("heads"), params.get("skip"), params.get("causal"))
-        if params["d"] is not None:
-            if params["t"] is None:
-                raise BadInput("--t is required")
-            variant_network(params)
-
-    def hypothesis_violation(self, params):
-        return None if params["d"] is None else self.violation(variant_network(params))
-
-    def violation(self, net: VariantNetwork) -> str | None:
-        raise NotImplementedError
-
-    def expected(self, net: VariantNetwork, context) -> tuple[int, dict]:
-        """(the formula's value of the rank, evidence)."""
-        raise NotImplementedError
-
-    def point(self, net: VariantNetwork, context) -> Verdict:
-        m = model_dimension.measure_variant(net, context.sampler.spawn(0), context.samples)
-        formula, evidence = self.expected(net, context)
-        evidence = {"architecture": net.arch.describe(), "variant": net.variant.describe(),
-                    "fibre_measured_upper_bound": net.parameters - m.rank,
-                    "symmetry_orbit_dimension_measured": m.symmetry_rank, **evidence}
-        return dimension_verdict(self.formula_name, formula, m, net.arch, context.seed, evidence)
-
-    def check(self, method, params, context):
-        if params["d"] is not None:
-            return self.point(variant_network(params), context)
-        nets = [VariantNetwork(arch, variant) for arch, variant in self.grid]
-        parts = [(f"{net.arch.slug}/{net.variant.slug}", self.point(net, context))
-                 for net in context.progress(nets, self.id)]
-        held = sum(v.status.value != "refuted" for _, v in parts)
-        summary = (f"{self.formula_name} = measured rank at {held} of {len(parts)} sweep points "
-                   f"({self.grid_text}); a sweep is evidence over its range, not a proof for "
-                   "every size")
-        verdict = combine(parts, summary=summary if held == len(parts) else None)
-        if held < len(parts):
-            bad = [name for name, v in parts if v.status.value == "refuted"]
-            verdict.summary = (f"{len(bad)} of {len(parts)} sweep points ({self.grid_text}) "
-                               f"differ from {self.formula_name}: {', '.join(bad)}; first: "
-                               + verdict.summary)
-        return verdict
-
-    def show(self, params, fmt="text", limit=None):
-        if params["d"] is None:
-            raise BadInput("give --d, --a, --t to show the formula")
-        net = variant_network(params)
-        if self.violation(net):
-            raise BadInput(self.violation(net))
-        from attngeom.core.claim import CheckContext
-        value, _ = self.expected(net, CheckContext(seed=0))
-        return formula_show([(self.formula_name, self.formula_text, value),
-                             ("parameters", "sum_i d_(i-1) (H (2a_i + d_i) + [linear] d_i)",
-                              net.parameters)], fmt)
+from attngeom.lightning_alg.models import mixing
+from attngeom.lightning_alg.models.variant import Variant
 
 
 # -- multi-head ---------------------------------------------------------------------------
@@ -164,57 +95,112 @@ class MultiHeadJoinClaim(VariantDimensionClaim):
 
 # -- skip connections -----------------------------------------------------------------------
 class SkipFibreClaim(VariantDimensionClaim):
-    """HMK §5: with skip connections the parametrization is generically one-to-one up to
-    the symmetries that remain.  Remaining (measured to lie in the kernel): per head GL_a on
-    (Q, K) (HMK Lemma 3.1) and the scaling (cA, V/c) (HMK Thm 3.2, which f(X) + X keeps: f
-    itself is unchanged), and between layers GL_{d_i} for --skip linear (W_s transforms
-    with V); the identity skip removes GL_{d_i} and the layer rescalings of HMK eq 13.
-    Expected rank P - s, s = :func:`~attngeom.lightning_alg.models.dimension.symmetry_orbit_dimension`.
+    """Skip connections (the direction of HMK §5, which believes the parametrization "via
+    (M, L) generically one-to-one" and prints no formula; the formula is this project's):
+    the generic fibre is the orbit of the symmetries that remain.  Remaining (each measured
+    to lie in the kernel): per head GL_a on (Q, K) (HMK Lemma 3.1) and the scaling
+    (cA, V/c) (HMK Thm 3.2: f itself is unchanged, so f(X) + X and f(X) + W_s X are too;
+    these per-layer scalings are the rescalings of HMK eq 13, and they survive the skip);
+    per layer with a_i >= d_(i-1), the H (H - 1) directions of GL_H mixing its heads beyond
+    their scalings (:mod:`attngeom.lightning_alg.models.mixing`); between layers GL_{d_i}
+    (HMK eq 9) for --skip linear (W_s transforms with V).  The identity skip fixes the basis
+    of each hidden Y_i and so removes GL_{d_i}, a symmetry of the weights that leaves the
+    virtual weights (M, L) unchanged.
+
+    Expected rank P - s, s = :func:`~attngeom.lightning_alg.models.dimension.symmetry_orbit_dimension`;
+    for one layer of H >= 2 heads at most min(span, H (dd' + d^2 - H)) + [linear] d d' (the
+    heads can fill the span of the single-head variety or the rank-<= H tensors
+    sum_h V_h (x) A_h, whatever a), :func:`~attngeom.lightning_alg.models.dimension.skip_expected_rank`.
+    Hypotheses for H >= 2: d_i >= 2 for i >= 1 (at d' = 1 more directions lie in the kernel,
+    not derived), and H = 2 for several layers (with H >= 3 a layer's heads can fill its span
+    inside the network; no count derived).
     """
 
     id = "skip-fibre"
-    source = "HMK §5 (skip connections)"
+    source = ("attngeom (issue 24): the fibre with a skip connection, from HMK Lemma 3.1, "
+              "Thm 3.2, eq (9); the direction of HMK §5, which prints no formula")
     statement = ("With a skip connection the generic fibre is the orbit of the remaining "
-                 "symmetries: dim = P - s.")
+                 "symmetries (per head GL_a and scaling, per layer with a >= d the GL_H head "
+                 "mixing, GL_d between layers unless the skip is the identity): rank = P - s, "
+                 "for one layer of H >= 2 heads min(P - s, min(span, H (dd' + d^2 - H)) + [linear] dd').")
     formula_name = "P - s (remaining symmetries)"
-    formula_text = ("P - sum_i H (2a_i d_(i-1) - 2 alpha_i d_(i-1) + alpha_i^2 + 1) "
-                    "- [skip linear] sum_(0<i<l) d_i^2")
+    formula_text = ("P - sum_i (H (2a_i d_(i-1) - 2 alpha_i d_(i-1) + alpha_i^2 + 1) "
+                    "+ [a_i >= d_(i-1)] H (H - 1)) - [skip linear] sum_(0<i<l) d_i^2; "
+                    "one layer, H >= 2: min(that, min(span, H (dd' + d^2 - H)) + [linear] dd')")
     examples = ({"d": [3], "a": [2], "t": 2, "skip": "identity"},
-                {"d": [3, 3, 3], "a": [2, 2], "t": 3, "skip": "linear"})
+                {"d": [3, 3, 3], "a": [2, 2], "t": 3, "skip": "linear"},
+                {"d": [3], "dprime": 3, "a": [3], "t": 2, "heads": 2, "skip": "identity"})
     grid = tuple([(Architecture((d, dp), (a,), t), Variant(1, skip))
                   for skip in ("identity", "linear") for d in (2, 3, 4)
                   for dp in ((d,) if skip == "identity" else (1, d))
                   for a in range(1, d + 2) for t in (2, 3)]
                  + [(Architecture(d, (2,) * (len(d) - 1), t), Variant(1, skip))
                     for skip in ("identity", "linear") for d in ((2, 2, 2), (3, 3, 3), (2, 2, 2, 2))
-                    for t in (2, 3)])
+                    for t in (2, 3)]
+                 + [(Architecture((d, d), (a,), 2), Variant(H, skip))
+                    for skip in ("identity", "linear") for d in (2, 3) for a in (d - 1, d, d + 1)
+                    for H in (2, 3)]
+                 + [(Architecture(d, (a, a), 3), Variant(2, skip))
+                    for skip in ("identity", "linear") for d in ((2, 2, 2), (3, 3, 3)) for a in (2, 3)])
     grid_text = ("H = 1, skip identity/linear: one layer d = 2..4, d' in {1, d}, a = 1..d+1, "
-                 "t = 2..3; two and three layers d = (2,2,2), (3,3,3), (2,2,2,2), a = 2, t = 2..3")
+                 "t = 2..3; two and three layers d = (2,2,2), (3,3,3), (2,2,2,2), a = 2, t = 2..3; "
+                 "H = 2..3, one layer d = d' = 2..3, a = d-1..d+1, t = 2; H = 2, two layers "
+                 "d = (2,2,2), (3,3,3), a = 2..3, t = 3")
 
     def violation(self, net):
-        if net.variant.skip == "none":
+        v, arch = net.variant, net.arch
+        if v.skip == "none":
             return "skip-fibre is about a skip connection: give --skip identity or --skip linear"
-        if net.arch.t < 2:
-            return f"needs t >= 2; got t={net.arch.t}"
+        if arch.t < 2:
+            return f"needs t >= 2; got t={arch.t}"
+        if v.heads >= 2 and min(arch.d[1:]) < 2:
+            return (f"with H >= 2 heads needs d_i >= 2 for i >= 1 (at d' = 1 more directions lie "
+                    f"in the kernel; no count derived); got d = {list(arch.d)}")
+        if v.heads >= 3 and arch.layers >= 2:
+            return ("with several layers needs H <= 2 (a layer of H >= 3 heads can fill its "
+                    f"span inside the network; no count derived); got H={v.heads}")
         return None
 
+    def extra_tangents(self, net):
+        return mixing.head_mixing_tangents if net.variant.heads >= 2 else None
+
     def expected(self, net, context):
+        arch, v = net.arch, net.variant
+        span = None
+        if v.heads >= 2 and arch.layers == 1:
+            span = model_dimension.linear_span_dimension(arch.d[0], arch.d[1], arch.t,
+                                                         context.sampler.spawn(7))
         s = model_dimension.symmetry_orbit_dimension(net)
         remaining = ["GL_a per head on (Q, K)", "(cA, V/c) per head"]
-        if net.variant.skip == "linear" and net.arch.layers > 1:
+        mixed = [i + 1 for i in range(arch.layers) if arch.a[i] >= arch.d[i]]
+        if v.heads >= 2 and mixed:
+            remaining.append(f"GL_H head mixing in layer(s) {mixed}")
+        if v.skip == "linear" and arch.layers > 1:
             remaining.append("GL_d between layers (W_s with V)")
-        return net.parameters - s, {"fibre_expected": s, "remaining_symmetries": remaining}
+        value = model_dimension.skip_expected_rank(net, span)
+        evidence = {"fibre_expected": net.parameters - value, "symmetry_orbit_expected": s,
+                    "remaining_symmetries": remaining}
+        if span is not None:
+            evidence["linear_span"] = span
+        return value, evidence
 
 
 # -- causal mask --------------------------------------------------------------------------------
 class CausalDimensionClaim(VariantDimensionClaim):
-    """ADM §6 (masked self-attention): the whole-output variety of causal lightning
-    attention has the dimension of the unmasked one, HMK eq (7) for one layer and the
-    corrected eq (14) (App. A.7) for several.  For one layer: column t of the masked output
-    is the unmasked column t, which determines the whole unmasked output."""
+    """Masked self-attention (the open direction of ADM §6, which states no formula; the
+    expectation is this project's): the whole-output variety of causal lightning attention
+    has the dimension of the unmasked one, HMK eq (7) for one layer and the corrected eq (14)
+    (App. A.7) for several.  For one layer: column t of the masked output is the unmasked
+    column t, which determines the whole unmasked output.
+
+    "masked = unmasked" holds trivially if the mask is not applied; so every point also
+    checks (:func:`~attngeom.lightning_alg.claims.beyond_base.model_check`, exactly over
+    F_p at random weights and input) that the network measured equals the token-by-token
+    causal construction (column j from the columns 1..j) and differs from the unmasked
+    one."""
 
     id = "causal-dimension"
-    source = "ADM §6 (masked self-attention)"
+    source = "attngeom (issue 24): the masked dimension, the open direction of ADM §6"
     statement = ("The causal mask leaves the dimension of the whole-output variety unchanged: "
                  "HMK eq (7), corrected eq (14) for several layers.")
     formula_name = "unmasked dimension (eq 7 / corrected eq 14)"
@@ -246,7 +232,10 @@ class CausalDimensionClaim(VariantDimensionClaim):
 
 def run_variant_dimension(raw: dict, softmax: bool, method: str, context) -> Verdict:
     """``attngeom dimension --heads/--skip/--causal``: skip-fibre with --skip, else
-    causal-dimension with --causal, else multihead-join (exact ranks only)."""
+    causal-dimension with --causal, else multihead-mixing where its hypotheses hold (H heads
+    with a >= d >= 2, d' >= 2: the heads mix, and the join's expected dimension is not the
+    dimension) and multihead-join elsewhere (exact ranks only).  A combined verdict
+    (multihead-mixing's kernel and dimension parts) shows its dimension part's fields."""
     if softmax:
         raise BadInput("--heads, --skip and --causal are for lightning attention, not --softmax")
     if method not in ("auto", "exact"):
@@ -254,9 +243,21 @@ def run_variant_dimension(raw: dict, softmax: bool, method: str, context) -> Ver
     if context.device == "cuda":
         raise BadInput("exact ranks over F_p run on the cpu")
     params = SKIP_FIBRE.resolve(raw)
-    claim = SKIP_FIBRE if params["skip"] not in (None, "none") else \
-        CAUSAL_DIMENSION if params["causal"] else MULTIHEAD_JOIN
-    return claim.verify(raw, "exact", context)
+    if params["skip"] not in (None, "none"):
+        claim = SKIP_FIBRE
+    elif params["causal"]:
+        claim = CAUSAL_DIMENSION
+    elif params["d"] is not None and params["t"] is not None \
+            and MULTIHEAD_MIXING.violation(variant_network(params)) is None:
+        claim = MULTIHEAD_MIXING
+    else:
+        claim = MULTIHEAD_JOIN
+    verdict = claim.verify(raw, "exact", context)
+    parts = verdict.evidence.get("parts", {})
+    if "dimension" in parts and "measured_rank" in parts["dimension"]:
+        shown = {k: v for k, v in parts["dimension"].items() if k not in ("status", "method", "summary")}
+        verdict.evidence = {**shown, **verdict.evidence}
+    return verdict
 
 
 MULTIHEAD_JOIN = MultiHeadJoinClaim()

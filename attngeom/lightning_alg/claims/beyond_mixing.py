@@ -27,7 +27,7 @@ import numpy as np
 from attngeom.kernels.primefield import matmul_mod_p
 from attngeom.kernels.sampling import DEFAULT_PRIME
 from attngeom.core.verdict import Verdict, combine, refuted, verified
-from attngeom.lightning_alg.claims.beyond import VariantDimensionClaim
+from attngeom.lightning_alg.claims.beyond_base import VariantDimensionClaim
 from attngeom.lightning_alg.claims.hmk_support import dimension_verdict
 from attngeom.lightning_alg.hmk.dimension import Architecture
 from attngeom.lightning_alg.models import dimension as model_dimension
@@ -68,7 +68,10 @@ def mixing_kernel_verdict(net: VariantNetwork, sampler, prime: int) -> Verdict:
 class MultiHeadMixingClaim(VariantDimensionClaim):
     """H heads with a >= d: GL_H mixes the heads, dim = min(H (dd' + d^2 - H), span)
     (derived in :mod:`attngeom.lightning_alg.models.mixing`; the module docstring states
-    what is checked)."""
+    what is checked).  ``attngeom dimension --heads H`` (no skip, no mask) checks this claim
+    wherever its hypotheses hold: there the join's expected dimension min(H dim_1, span)
+    of ``multihead-join`` exceeds the dimension by H (H - 1) unless the span caps it (issue
+    51: d = 4, d' = 2, a = 4, H = 2 has rank 44, not the join's 46)."""
 
     id = "multihead-mixing"
     source = "attngeom (issue 24): derived"
@@ -105,6 +108,9 @@ class MultiHeadMixingClaim(VariantDimensionClaim):
                        "expected": value}
 
     def point(self, net, context):
+        bad, checked = self.model_verdict(net, context)
+        if bad is not None:
+            return bad
         prime = DEFAULT_PRIME
         kernel = mixing_kernel_verdict(net, context.sampler.spawn(STREAM_KERNEL), prime)
         m = model_dimension.measure_variant(
@@ -112,7 +118,7 @@ class MultiHeadMixingClaim(VariantDimensionClaim):
             extra_tangents=lambda *args: mixing.head_mixing_tangents(*args))
         formula, evidence = self.expected(net, context)
         evidence = {"architecture": net.arch.describe(), "variant": net.variant.describe(),
-                    **evidence}
+                    "model_check": checked, **evidence}
         dimension = dimension_verdict(self.formula_name, formula, m, net.arch, context.seed,
                                        evidence)
         return combine({"mixing-kernel": kernel, "dimension": dimension})

@@ -43,6 +43,16 @@ def mixing_expected_dimension(heads: int, d: int, dprime: int, span: int) -> int
     return min(heads * single - mixing_defect(heads), span)
 
 
+def rank_h_tensor_dimension(heads: int, d: int, dprime: int) -> int:
+    """The dimension of the tensors of rank <= H in F^{d'd} (x) F^{d^2}: H (dd' + d^2 - H) for
+    H <= min(dd', d^2), else the whole space, d' d^3.  For every a (not only a >= d) the
+    coefficients of H heads are a linear image of sum_h V_h (x) A_h, a tensor of rank <= H:
+    an upper bound of the dimension of one layer of H heads."""
+    if heads <= min(d * dprime, d * d):
+        return heads * (d * dprime + d * d - heads)
+    return dprime * d ** 3
+
+
 def right_inverse_mod_p(K: np.ndarray, prime: int) -> np.ndarray:
     """R = K (K^T K)^{-1} mod p, shape=[a, d], so that K^T R = I_d (K shape=[a, d], a >= d;
     ZeroDivisionError when K^T K is singular mod p)."""
@@ -52,14 +62,13 @@ def right_inverse_mod_p(K: np.ndarray, prime: int) -> np.ndarray:
     return matmul_mod_p(K, inverse, prime)
 
 
-def head_mixing_tangents(net: VariantNetwork, weights, prime: int) -> np.ndarray:
-    """Rows: the tangents of G = I + eps E_rc, r != c (module docstring), at ``weights`` of a
-    one-layer network of H heads with a >= d, as vectors over the flat weights, mod p."""
-    H = net.variant.heads
-    blocks = [np.asarray(w, dtype=np.int64) for w in weights]
+def layer_mixing_tangents(blocks: list[np.ndarray], heads: int, prime: int) -> list[list[np.ndarray]]:
+    """The tangents of G = I + eps E_rc, r != c (module docstring) of one layer whose blocks
+    are [Q_1, K_1, V_1, ..., Q_H, K_H, V_H] (a >= d), each as changes of those blocks, mod p."""
+    H = heads
     A = [matmul_mod_p(blocks[3 * h + 1].T.copy(), blocks[3 * h], prime) for h in range(H)]
     inverses = [right_inverse_mod_p(blocks[3 * h + 1], prime) for h in range(H)]
-    rows = []
+    out = []
     for r in range(H):
         for c in range(H):
             if r == c:
@@ -67,6 +76,24 @@ def head_mixing_tangents(net: VariantNetwork, weights, prime: int) -> np.ndarray
             tangent = [np.zeros_like(b) for b in blocks]
             tangent[3 * c + 2] = blocks[3 * r + 2].copy()                        # dV_c = V_r
             tangent[3 * r] = (-matmul_mod_p(inverses[r], A[c], prime)) % prime    # dQ_r
-            rows.append(np.concatenate([t.ravel() for t in tangent]))
-    return np.stack(rows) if rows else np.zeros((0, net.parameters), dtype=np.int64)
+            out.append(tangent)
+    return out
 
+
+def head_mixing_tangents(net: VariantNetwork, weights, prime: int) -> np.ndarray:
+    """Rows: the tangents of G = I + eps E_rc, r != c (module docstring), of every layer i
+    with a_i >= d_(i-1) (GL_H mixes the heads of each such layer on its own: the layer's map,
+    hence the network's, is unchanged, whatever the skip), at ``weights``, as vectors over
+    the flat weights, mod p."""
+    H = net.variant.heads
+    blocks = [np.asarray(w, dtype=np.int64) for w in weights]
+    rows, start = [], 0
+    for i in range(1, net.arch.layers + 1):
+        count = len(net.layer_shapes(i))
+        if H >= 2 and net.arch.a[i - 1] >= net.arch.d[i - 1]:
+            for local in layer_mixing_tangents(blocks[start:start + 3 * H], H, prime):
+                tangent = [np.zeros_like(b) for b in blocks]
+                tangent[start:start + 3 * H] = local
+                rows.append(np.concatenate([t.ravel() for t in tangent]))
+        start += count
+    return np.stack(rows) if rows else np.zeros((0, net.parameters), dtype=np.int64)

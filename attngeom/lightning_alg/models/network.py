@@ -17,8 +17,13 @@ Symmetries (:meth:`VariantNetwork.symmetry_tangents`; each leaves phi unchanged)
 * per head, the scaling (A_h, V_h) -> (c A_h, V_h / c) (HMK Thm 3.2): dQ = Q, dV = -V;
 * between layers i and i+1, unless --skip identity, GL_{d_i} (HMK eq 9, extended to the
   skip weights): dV_ih = E V_ih, dW_s,i = E W_s,i, and every weight of layer i+1 Z -> -Z E.
-  (With no skip, the per-layer rescalings of HMK eq 13 are the scalar part of it combined
-  with the head scalings.)  The identity skip Y + f(Y) fixes the basis of Y: no GL_{d_i}.
+  It leaves HMK's virtual weights (M, L) (eq 8) unchanged.  The identity skip Y + f(Y) fixes
+  the basis of Y: no GL_{d_i}.  The per-layer rescalings of HMK eq 13 (of M_i and L) are not
+  part of GL_{d_i}: they come from the per-head scalings above, which every skip keeps (f
+  itself is unchanged by them).
+
+Head mixing (GL_H, a_i >= d_{i-1}) is a further symmetry, its tangents in
+:func:`attngeom.lightning_alg.models.mixing.head_mixing_tangents`.
 
 Their orbit dimension s bounds the fibre from below; the Jacobian rank r bounds it from
 above by P - r.  When P - r = s the generic fibre is the symmetry orbit (certified).
