@@ -426,6 +426,34 @@ def ledger_entries(results: list[dict], previous: list[dict]) -> list[dict]:
     return [known[k] for k in sorted(known)]
 
 
+def relocate(entries: list[dict], root: Path | None = None) -> tuple[list[dict], list[dict]]:
+    """Find each ledger entry again after the code moved: the same operator on the same
+    line text before and after, nearest to the recorded line.  (kept entries with their
+    line, occurrence and key updated, entries that no longer apply)."""
+    root = ROOT if root is None else root
+    kept, gone, cache = [], [], {}
+    for entry in entries:
+        module = entry["module"]
+        if not (root / module).is_file():
+            gone.append(entry)
+            continue
+        if module not in cache:
+            cache[module] = positions_of(module, root)
+        candidates = [(abs(line - entry["line"]), occurrence, line)
+                      for operator, occurrence, line in cache[module] if operator == entry["operator"]]
+        found = None
+        for _, occurrence, line in sorted(candidates):
+            site = site_at(module, entry["operator"], occurrence, line, root)
+            if site is not None and (site.before, site.after) == (entry["before"], entry["after"]):
+                found = site
+                break
+        if found is None:
+            gone.append(entry)
+        else:
+            kept.append({**entry, "line": found.line, "occurrence": found.occurrence, "key": found.key})
+    return kept, gone
+
+
 def render(summary: dict) -> str:
     lines = ["group      killed  timeout  survived  rate    95% interval"]
     for group, row in sorted(summary.items(), key=lambda kv: (kv[0] != "all", kv[0])):
@@ -448,8 +476,17 @@ def main(argv=None) -> int:
     parser.add_argument("--ledger", type=Path, help="update this ledger with the survivors")
     parser.add_argument("--list", action="store_true", help="sites per module; nothing run")
     parser.add_argument("--root", type=Path, help="the checkout to mutate (default: this one)")
+    parser.add_argument("--relocate", type=Path, metavar="LEDGER",
+                        help="find LEDGER's entries again after the code moved; nothing run")
     args = parser.parse_args(argv)
     root = (args.root or ROOT).resolve()
+    if args.relocate:
+        kept, gone = relocate(read_ledger(args.relocate), root)
+        args.relocate.write_text(json.dumps({"entries": sorted(kept, key=lambda e: e["key"])},
+                                            indent=1) + "\n", encoding="utf-8")
+        print(f"{len(kept)} entries found again, {len(gone)} no longer apply: "
+              + ", ".join(e["key"] for e in gone))
+        return 0
     modules = args.modules or paper_side_modules(root)
     if args.list:
         for module in modules:
