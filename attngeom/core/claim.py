@@ -188,8 +188,11 @@ class Claim:
         context = validate_context(context or CheckContext())
         start = time.perf_counter()
         violation = self.hypothesis_violation(params)
+        vacuous = None if violation else self.vacuous_verdict(params)
         if violation:
             verdict = not_applicable(violation)
+        elif vacuous is not None:
+            verdict = vacuous
         else:
             if method == "auto":
                 method = self.auto_method(params)
@@ -206,6 +209,13 @@ class Claim:
         verdict.float_tolerance = dict(self.float_tolerance)
         verdict.seconds = round(time.perf_counter() - start, 4)
         return verdict
+
+    def vacuous_verdict(self, params: dict[str, Any]) -> Verdict | None:
+        """The verdict where the objects the claim is about are empty at ``params`` (a family
+        with no member, a sweep with no point), known before any check: a statement about
+        them would hold vacuously, so it must not be a holding verdict (issue 48).  None
+        (the default): there is something to check."""
+        return None
 
     def _check_erratum(self, verdict: Verdict, method: str, params: dict[str, Any],
                        context: CheckContext) -> None:

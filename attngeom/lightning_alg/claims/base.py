@@ -7,8 +7,7 @@ from typing import Any
 
 from attngeom.core.claim import CheckContext, Claim, Param
 from attngeom.core.errors import BadInput
-from attngeom.core.erratum import Erratum, ErrorKind
-from attngeom.core.verdict import Status, Verdict, combine, not_applicable, refuted, with_erratum
+from attngeom.core.verdict import Verdict, combine, not_applicable, refuted
 from attngeom.lightning_alg.coordinates import CoordinateSystem
 from attngeom.lightning_alg.family_check import check_family
 from attngeom.lightning_alg.invariant import Invariant, format_invariant, invariant_json
@@ -120,21 +119,10 @@ class FamilyClaim(Claim):
         return not_applicable(f"the {self.id} family has no members at {shown}: a statement "
                               f"about its members holds vacuously there, so nothing is checked")
 
-    def verify(self, raw, method="auto", context=None) -> Verdict:
-        """:meth:`Claim.verify`, except that a family with no member is never a holding
-        verdict (checked before the run where :meth:`has_members` knows, else by
-        :meth:`check` on the members it builds)."""
-        params = self.resolve(raw)
-        if self.hypothesis_violation(params) is None and self.has_members(params) is False:
-            verdict = self.empty_family(params)       # stamped as Claim.verify stamps
-            verdict.claim, verdict.source, verdict.params = self.id, self.source, params
-            if verdict.status is Status.REFUTED:
-                with_erratum(verdict, Erratum(ErrorKind.FALSE_STATEMENT, self.source,
-                                              self.statement or self.source))
-            verdict.float_tolerance = dict(self.float_tolerance)
-            verdict.seconds = 0.0
-            return verdict
-        return super().verify(raw, method, context)
+    def vacuous_verdict(self, params) -> Verdict | None:
+        """:meth:`empty_family` where :meth:`has_members` knows before the run that the family
+        is empty (else :meth:`check` finds it on the members it builds)."""
+        return self.empty_family(params) if self.has_members(params) is False else None
 
     def check(self, method: str, params, context: CheckContext) -> Verdict:
         coords = coordinates_of(params)
