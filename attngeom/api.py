@@ -321,7 +321,14 @@ def ideal(d: int, t: int, a: int | None = None, dprime: int = 1, col: int = 1,
     a = None if a is None else _integer("a", a)
     prime = None if prime is None else _integer("prime", prime)
     if not isinstance(families, str):
+        if (not isinstance(families, (list, tuple, set, frozenset))
+                or not all(isinstance(f, str) for f in families)):
+            raise BadInput(f"families: 'all', 'none', an id list 'a,b' or a list of ids; got "
+                           f"{type(families).__name__} {str(families)[:40]!r}")
         families = ",".join(families)
+    if m2_file is not None:
+        from attngeom.core.atomic_files import output_file
+        m2_file = str(output_file(m2_file, "--m2", (".m2",)))
     budget = parse_budget("none" if attribution_budget is None else attribution_budget)
     from attngeom.lightning_alg.models.variant import variant_from
     variant = variant_from(None if heads is None else _integer("heads", heads, 1), skip, causal)
@@ -722,6 +729,7 @@ def check_certificates(directory: str, *, workers: int | None = None,
     >>> check.ok  # doctest: +SKIP
     True
     """
+    import os
     from pathlib import Path
 
     from attngeom.core.certificate_jobs import recheck_certificates
@@ -730,6 +738,9 @@ def check_certificates(directory: str, *, workers: int | None = None,
     from attngeom.registry import recheck_task
     from attngeom.results import CertificateCheck
 
+    if not isinstance(directory, (str, os.PathLike)):
+        raise BadInput(f"directory: a path to a folder of certificates; got "
+                       f"{type(directory).__name__}")
     files = certificate_files(Path(directory))
     if not files:
         raise BadInput(f"no *.json certificates in {directory}")

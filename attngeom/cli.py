@@ -88,6 +88,17 @@ def _terminal_progress(iterable, label="", length=None):
         yield from bar
 
 
+def _output_file(what: str, suffixes: tuple[str, ...] | None = None):
+    """A click callback: the option's file, checked as an output target before any work
+    (:func:`attngeom.core.atomic_files.output_file`: no symlink, device or /proc)."""
+    def check(ctx, param, value):
+        if value is None:
+            return None
+        from attngeom.core.atomic_files import output_file
+        return str(output_file(value, what, suffixes))
+    return check
+
+
 def _progress(as_json):
     """The terminal progress bar, or None when stderr is no terminal or output is JSON."""
     return _terminal_progress if sys.stderr.isatty() and not as_json else None
@@ -222,6 +233,7 @@ def certify(claim_id, suite, claim_ids, source, force, out_dir, workers, schedul
 @click.argument("directory", type=click.Path())
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None,
+              callback=_output_file("--junit", (".xml",)),
               metavar="FILE", help="also write JUnit XML (one test case per certificate)")
 @_executor_options()
 def check_certificates(directory, as_json, junit_path, workers, scheduler):
@@ -281,6 +293,7 @@ def errata(source, fmt, cert_dir, workers, scheduler):
 @click.option("--prime", type=int, default=None, help="the prime p < 2^31 (default 2^31 - 1)")
 @click.option("--seed", type=int, default=0, show_default=True, help="random seed")
 @click.option("--m2", "m2_path", type=click.Path(dir_okay=False, writable=True), default=None,
+              callback=_output_file("--m2", (".m2",)),
               help="write a basis of each J_k (modulo J_1) in Macaulay2 syntax to FILE")
 @click.option("--json", "as_json", is_flag=True, help="print the table as JSON")
 @click.option("--heads", default=None, metavar="H", help="H heads, outputs summed (docs/beyond.md)")
@@ -439,7 +452,8 @@ def curvature(witness, points, seed, backend, device, as_json, **options):
               show_default=True, help="Sarkar's tau, or Sala et al. (ICML 2018)'s tau and root")
 @click.option("--bits", type=int, default=None, help="fractional bits of the stored coordinates")
 @click.option("--find-bits", is_flag=True, help="also search the fewest bits needed")
-@click.option("--plot", "plot_path", default=None, metavar="FILE.png", help="draw the embedding")
+@click.option("--plot", "plot_path", default=None, metavar="FILE.png", help="draw the embedding",
+              callback=_output_file("--plot", (".png", ".pdf", ".svg")))
 @click.option("--json", "as_json", is_flag=True)
 def embed_tree(tree_spec, eps, dim, construction, bits, find_bits, plot_path, as_json):
     """Embed a tree in the Poincare disk (RGT Thm 3.4 (2)) and measure its distortion.
@@ -608,6 +622,7 @@ def experiment_gec(task, seeds, epochs, workers, scheduler, centres, device, out
 @_executor_options(workers_default="one per CPU, at most one per run")
 @click.option("--device", type=click.Choice(DEVICES), default="cpu", show_default=True)
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), required=True,
+              callback=_output_file("--out", (".csv",)),
               help="the readings CSV to write (committed: attngeom/geometry_proofs/gating/"
                    "experiment/data/readings.csv)")
 def experiment_gec_readings(seeds, epochs, inits, centres, workers, scheduler, device, out_path):
@@ -653,6 +668,18 @@ def main(argv=None) -> None:
         code = 2
     except MemoryError:
         click.echo("attngeom: error: out of memory; choose smaller dimensions", err=True)
+        code = 2
+    except (OverflowError, FloatingPointError) as error:
+        shown = str(error)[:120] or "a value beyond float64"
+        click.echo(f"attngeom: error: floating-point overflow ({shown}); choose smaller values",
+                   err=True)
+        code = 2
+    except RecursionError:
+        click.echo("attngeom: error: the input is nested too deeply", err=True)
+        code = 2
+    except OSError as error:
+        where = f" {error.filename}" if error.filename else ""
+        click.echo(f"attngeom: error: cannot use{where}: {error.strerror or error}", err=True)
         code = 2
     sys.exit(code if isinstance(code, int) else 0)
 

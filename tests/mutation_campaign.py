@@ -232,18 +232,34 @@ def _distances(graph: dict[str, set[str]], start: str) -> dict[str, int]:
     return seen
 
 
+def claim_classes(root: Path | None = None) -> dict[str, str]:
+    """claim id -> the module of the claim's class (where a claim registered in one module,
+    GEC's ``gating/claims.py`` say, is implemented in another)."""
+    root = ROOT if root is None else root
+    code = ("import json; from attngeom.registry import full_registry; "
+            "print(json.dumps({c.id: type(c).__module__ for c in full_registry()}))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, env=_environment(root),
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
 def claims_seeing(module: str, limit: int, root: Path | None = None,
-                  graph: dict[str, set[str]] | None = None) -> list[str]:
-    """The claims whose defining module reaches ``module`` through imports, nearest first
-    (ties by id), at most ``limit``."""
+                  graph: dict[str, set[str]] | None = None,
+                  classes: dict[str, str] | None = None) -> list[str]:
+    """The claims whose defining module, or the module of their class, reaches ``module``
+    through imports, nearest first (ties by id), at most ``limit``: the claims implemented
+    in ``module`` itself come first."""
     root = ROOT if root is None else root
     graph = import_graph(root / "attngeom") if graph is None else graph
+    classes = claim_classes(root) if classes is None else classes
     name = module.removesuffix(".py").replace("/", ".")
     ranked = []
     for claim, defining in claim_modules(root).items():
-        distance = _distances(graph, defining).get(name)
-        if distance is not None:
-            ranked.append((distance, claim))
+        found = [d for d in (_distances(graph, defining).get(name),
+                             _distances(graph, classes.get(claim, defining)).get(name))
+                 if d is not None]
+        if found:
+            ranked.append((min(found), claim))
     return [claim for _, claim in sorted(ranked)[:limit]]
 
 
@@ -262,6 +278,58 @@ for claim_id, example in json.loads(sys.argv[1]):
     print(json.dumps({"claim": claim_id, "status": out[claim_id],
                       "seconds": round(time.perf_counter() - start, 3)}), flush=True)
 """
+
+
+CERTIFICATE_RUNNER = r"""
+import json, sys
+from pathlib import Path
+from attngeom.core.certificates import check_certificate
+from attngeom.registry import REGISTRY
+for name in json.loads(sys.argv[1]):
+    try:
+        result = check_certificate(Path("certificates") / name, REGISTRY)
+        problems = list(result.problems)
+    except Exception as error:
+        problems = ["crash: " + type(error).__name__]
+    print(json.dumps({"file": name, "problems": problems[:3]}), flush=True)
+    if problems and sys.argv[2] == "first":
+        break
+"""
+
+
+def certificates_of(claims: list[str], root: Path | None = None) -> list[str]:
+    """The committed certificates (file names) of ``claims``, in claim order."""
+    root = ROOT if root is None else root
+    by_claim: dict[str, list[str]] = {}
+    for path in sorted((root / "certificates").glob("*.json")):
+        by_claim.setdefault(path.stem.split("__")[0], []).append(path.name)
+    return [name for claim in claims for name in by_claim.get(claim, [])]
+
+
+def run_certificates(copy: Path, names: list[str], timeout: float | None,
+                     stop_at_first: bool = True) -> tuple[dict, float, bool]:
+    """Re-check the committed certificates ``names`` in ``copy`` as ``check-certificates``
+    does (every value compared by its evidence kind, the digest of the claim's objects
+    included), by default stopping at the first that does not check out: (problems by
+    file, seconds, timed out)."""
+    records, seconds, timed_out = _run_runner(
+        copy, [CERTIFICATE_RUNNER, json.dumps(names), "first" if stop_at_first else "all"], timeout)
+    return {r["file"]: r["problems"] for r in records}, seconds, timed_out
+
+
+def _run_runner(copy: Path, args: list[str], timeout: float | None) -> tuple[list[dict], float, bool]:
+    """``python -c ARGS`` in ``copy``: the JSON lines it printed (also those printed before a
+    timeout), the seconds, and whether it timed out."""
+    start = time.monotonic()
+    try:
+        done = subprocess.run([sys.executable, "-c", *args], cwd=copy, env=_environment(copy),
+                              capture_output=True, text=True, timeout=timeout)
+        stdout, timed_out = done.stdout, False
+    except subprocess.TimeoutExpired as expired:
+        stdout = expired.stdout.decode() if isinstance(expired.stdout, bytes) else (expired.stdout or "")
+        timed_out = True
+    records = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    return records, time.monotonic() - start, timed_out
 
 
 def _environment(copy: Path) -> dict:
@@ -283,22 +351,9 @@ def run_claims(copy: Path, claims: list[str], timeout: float | None) -> tuple[di
     """Statuses of ``claims`` at their first example in ``copy``: (status by claim, seconds,
     timed out)."""
     examples = first_examples(copy)
-    start = time.monotonic()
-    try:
-        done = subprocess.run([sys.executable, "-c", RUNNER,
-                               json.dumps([[c, examples[c]] for c in claims])], cwd=copy,
-                              env=_environment(copy), capture_output=True, text=True,
-                              timeout=timeout)
-        stdout, timed_out = done.stdout, False
-    except subprocess.TimeoutExpired as expired:
-        stdout = expired.stdout.decode() if isinstance(expired.stdout, bytes) else (expired.stdout or "")
-        timed_out = True
-    statuses = {}
-    for line in stdout.splitlines():
-        if line.startswith("{"):
-            record = json.loads(line)
-            statuses[record["claim"]] = record["status"]
-    return statuses, time.monotonic() - start, timed_out
+    records, seconds, timed_out = _run_runner(
+        copy, [RUNNER, json.dumps([[c, examples[c]] for c in claims])], timeout)
+    return {r["claim"]: r["status"] for r in records}, seconds, timed_out
 
 
 _COPIES: dict[int, Path] = {}
@@ -320,9 +375,17 @@ def baseline_task(task) -> dict:
     return {"statuses": statuses, "seconds": seconds}
 
 
+def certificate_baseline_task(task) -> dict:
+    """(root, certificate names) -> seconds by name, and the names that do not check out
+    unmutated (none on a healthy tree; they are left out of the mutants' oracle)."""
+    root, names = task
+    problems, _, _ = run_certificates(_worker_copy(root), names, None, stop_at_first=False)
+    return {"failing": [n for n in names if problems.get(n) or n not in problems]}
+
+
 def mutant_task(task) -> dict:
     """(root, site as dict, claims, baseline statuses, timeout) -> the mutant's outcome."""
-    root, site, claims, base, timeout = task
+    root, site, claims, base, timeout, names, certificate_timeout = task
     site = Site(**site)
     copy = _worker_copy(root)
     path = copy / site.module
@@ -330,21 +393,28 @@ def mutant_task(task) -> dict:
     mutated = mutant_code(site, copy)
     if mutated is None:
         return {"outcome": "not-applied"}
+    problems, stage = {}, "verify"
     try:
         path.write_text(mutated, encoding="utf-8")
         statuses, seconds, timed_out = run_claims(copy, claims, timeout)
+        changed = {c: [base.get(c), statuses.get(c)] for c in claims
+                   if c in statuses and statuses[c] != base.get(c)}
+        crashed = any(str(s).startswith("crash") for s in statuses.values())
+        if not (changed or crashed or timed_out) and names:
+            stage = "certificates"
+            found, spent, timed_out = run_certificates(copy, names, certificate_timeout)
+            seconds += spent
+            problems = {name: p for name, p in found.items() if p}
     finally:
         path.write_text(original, encoding="utf-8")
-    changed = {c: [base.get(c), statuses.get(c)] for c in claims
-               if c in statuses and statuses[c] != base.get(c)}
-    crashed = any(str(s).startswith("crash") for s in statuses.values())
-    if changed or crashed:
+    if changed or crashed or problems:
         outcome = "killed"
     elif timed_out:
         outcome = "timeout"
     else:
         outcome = "survived"
-    return {"outcome": outcome, "changed": changed, "seconds": round(seconds, 2)}
+    return {"outcome": outcome, "stage": stage, "changed": changed, "certificates": problems,
+            "seconds": round(seconds, 2)}
 
 
 # -- the rate ------------------------------------------------------------------------------
@@ -383,23 +453,41 @@ def summarize(results: list[dict], ledger: list[dict]) -> dict:
 
 
 def run_campaign(root: Path, sites: list[Site], claims_per_mutant: int, workers: int,
-                 timeout_factor: float,
+                 timeout_factor: float, certificates: bool = True,
                  progress=print) -> dict:
     from attngeom.core.executor import make_executor
     graph = import_graph(root / "attngeom")
-    oracle = {s.module: claims_seeing(s.module, claims_per_mutant, root, graph) for s in sites}
+    classes = claim_classes(root)
+    oracle = {s.module: claims_seeing(s.module, claims_per_mutant, root, graph, classes)
+              for s in sites}
     claim_sets = sorted({tuple(c) for c in oracle.values() if c})
     executor = make_executor(workers)
     progress(f"baseline: {len(claim_sets)} claim sets")
     base = dict(zip(claim_sets, executor.map(baseline_task, [(str(root), list(c)) for c in claim_sets],
                                              label="baseline")))
+    failing: set[str] = set()
+    if certificates:
+        every = sorted({n for c in claim_sets for n in certificates_of(list(c), root)})
+        chunks = [every[i:i + 24] for i in range(0, len(every), 24)]
+        progress(f"baseline: {len(every)} certificates")
+        failing = {n for r in executor.map(certificate_baseline_task,
+                                           [(str(root), chunk) for chunk in chunks],
+                                           label="certificates") for n in r["failing"]}
+        if failing:
+            progress(f"left out of the oracle (they do not check out unmutated): {sorted(failing)}")
     tasks, kept = [], []
     for site in sites:
         claims = oracle[site.module]
         if not claims:
             continue
         b = base[tuple(claims)]
-        tasks.append((str(root), asdict(site), claims, b["statuses"], timeout_factor * b["seconds"] + 60))
+        names = [n for n in (certificates_of(claims, root) if certificates else [])
+                 if n not in failing]
+        # the certificates' budget: a generous allowance per certificate (the unmutated
+        # check takes ~1 s each on the development machine)
+        tasks.append((str(root), asdict(site), claims, b["statuses"],
+                      timeout_factor * b["seconds"] + 60, names,
+                      timeout_factor * 10 * len(names) + 60))
         kept.append(site)
     progress(f"{len(tasks)} mutants with claims, {len(sites) - len(tasks)} without")
     outcomes = executor.map(mutant_task, tasks, label="mutants")
@@ -454,6 +542,20 @@ def relocate(entries: list[dict], root: Path | None = None) -> tuple[list[dict],
     return kept, gone
 
 
+def ledger_sites(entries: list[dict], keys: list[str], root: Path | None = None) -> list[Site]:
+    """The mutants of the ledger entries named by ``keys`` (a state, ``open``, ``killed`` or
+    ``equivalent``: every entry in it), found again in the code as it is now."""
+    wanted = [e for e in entries if e["key"] in keys or e["state"] in keys]
+    unknown = set(keys) - set(LEDGER_STATES) - {e["key"] for e in entries}
+    if unknown:
+        raise SystemExit(f"not in the ledger: {', '.join(sorted(unknown))}")
+    kept, gone = relocate(wanted, root)
+    if gone:
+        print("no longer apply: " + ", ".join(e["key"] for e in gone))
+    return [Site(e["module"], e["operator"], e["occurrence"], e["line"], e["before"], e["after"])
+            for e in kept]
+
+
 def render(summary: dict) -> str:
     lines = ["group      killed  timeout  survived  rate    95% interval"]
     for group, row in sorted(summary.items(), key=lambda kv: (kv[0] != "all", kv[0])):
@@ -476,6 +578,12 @@ def main(argv=None) -> int:
     parser.add_argument("--ledger", type=Path, help="update this ledger with the survivors")
     parser.add_argument("--list", action="store_true", help="sites per module; nothing run")
     parser.add_argument("--root", type=Path, help="the checkout to mutate (default: this one)")
+    parser.add_argument("--no-certificates", action="store_true",
+                        help="the first stage only (each claim's first example), as before")
+    parser.add_argument("--keys", nargs="*", metavar="KEY",
+                        help="run these ledger entries (keys of --ledger, or of the committed "
+                             "ledger) instead of a sample; a state (open, killed) runs every "
+                             "entry in it")
     parser.add_argument("--relocate", type=Path, metavar="LEDGER",
                         help="find LEDGER's entries again after the code moved; nothing run")
     args = parser.parse_args(argv)
@@ -492,15 +600,23 @@ def main(argv=None) -> int:
         for module in modules:
             print(f"{len(positions_of(module, root)):6d}  {module}")
         return 0
-    sites = sample_sites(modules, args.per_module, args.seed, root)
+    if args.keys is not None:
+        sites = ledger_sites(read_ledger(args.ledger) if args.ledger else read_ledger(), args.keys, root)
+    else:
+        sites = sample_sites(modules, args.per_module, args.seed, root)
     start = time.monotonic()
-    record = run_campaign(root, sites, args.claims_per_mutant, args.workers, args.timeout_factor)
+    record = run_campaign(root, sites, args.claims_per_mutant, args.workers, args.timeout_factor,
+                          certificates=not args.no_certificates)
     ledger = read_ledger(args.ledger) if args.ledger else read_ledger()
     record["summary"] = summarize(record["results"], ledger)
     record["settings"] = {**{k: v for k, v in vars(args).items() if k not in ("json", "ledger", "list")},
                           "modules": len(modules), "sites": len(sites),
                           "seconds": round(time.monotonic() - start, 1)}
     print(render(record["summary"]))
+    if args.keys is not None:
+        for r in record["results"]:
+            why = r.get("changed") or r.get("certificates") or ""
+            print(f"{r['outcome']:<9} {r['site']['key']}  {json.dumps(why)[:300] if why else ''}")
     if args.json:
         args.json.write_text(json.dumps(record, indent=1, default=str) + "\n", encoding="utf-8")
     if args.ledger:

@@ -54,6 +54,26 @@ def test_the_oracle_finds_the_claims_that_import_a_module():
     assert campaign.claims_seeing("attngeom/geometry_proofs/hyperbolic/poincare.py", 3)
 
 
+def test_the_certificate_stage_takes_the_claims_certificates():
+    names = campaign.certificates_of(["linear", "gyro-attention-weights"])
+    on_disk = sorted(p.name for p in (campaign.ROOT / "certificates").glob("*.json"))
+    assert names and set(names) <= set(on_disk)
+    assert {n.split("__")[0] for n in names} == {"linear", "gyro-attention-weights"}
+    assert names == [n for n in on_disk if n.startswith("linear__")] + [
+        n for n in on_disk if n.startswith("gyro-attention-weights__")]
+    assert campaign.certificates_of(["no-such-claim"]) == []
+    assert campaign.certificates_of(["gt-counts-cost"]) == ["gt-counts-cost.json"]   # no params
+
+
+def test_ledger_keys_name_ledger_entries():
+    entries = campaign.read_ledger()
+    if entries:
+        sites = campaign.ledger_sites(entries, [entries[0]["key"]])
+        assert [s.key for s in sites] == [entries[0]["key"]]
+    with pytest.raises(SystemExit, match="not in the ledger"):
+        campaign.ledger_sites(entries, ["attngeom/nowhere.py:1:core/AddNot#0"])
+
+
 def test_the_summary_leaves_out_equivalent_mutants():
     site = {"key": "m:1:op#0"}
     results = [{"site": site, "paper": "GT", "outcome": "survived"},

@@ -6,9 +6,11 @@ The caller reads and writes the files; a worker gets the text of the certificate
 there and sends back the text of the new one, so workers on other machines need no
 shared file system, and every file is written atomically by one process.
 
-A rerun skips a certificate that is already up to date (:func:`up_to_date`): well-formed,
+A rerun keeps a certificate that is already up to date (:func:`up_to_date`): well-formed,
 made by the same job (claim, parameters, method, seed, samples, backend, device) with the
-same toolkit version, from the same objects (the digest of ``show --format m2``).
+same toolkit version, from the same objects (the digest of ``show --format m2``), and whose
+verdict compares equal to the re-run's (the job is always run: a file edited by hand is
+never kept because its header matches).
 
 The task functions themselves bind a claim registry, so they live with the registry
 (:func:`attngeom.registry.certify_task` and :func:`~attngeom.registry.recheck_task`):
@@ -27,7 +29,7 @@ from attngeom.core import __version__
 from attngeom.core.atomic_files import write_text_atomically
 from attngeom.core.certificates import (FORMAT, FORMAT_VERSION, CheckResult, _canonical,
                                   certificate_name, certificate_text, digest, make_certificate,
-                                  split_example, undefined_fields)
+                                  Unreadable, read_for_check, split_example, undefined_fields)
 from attngeom.core.claim import CheckContext, Claim, ClaimRegistry
 from attngeom.core.errors import BadInput
 from attngeom.core.executor import Executor, Progress
@@ -86,14 +88,25 @@ def certify_job(registry: ClaimRegistry, job: CertificateJob,
     already there) is an up-to-date certificate of the same job."""
     claim = registry.get(job.claim)
     kept = up_to_date(present, claim, job) if present is not None else None
-    if kept is not None:
-        return CertificateOutcome(claim.id, kept["verdict"]["status"],
-                                  kept["verdict"].get("seconds") or 0.0)
     context = job.context()
     verdict = claim.verify(dict(job.params), job.method, context)
     cert = make_certificate(claim, verdict, job.method, context)
+    if kept is not None and _same_verdict(kept, cert):
+        return CertificateOutcome(claim.id, verdict.status.value, verdict.seconds)
     return CertificateOutcome(claim.id, verdict.status.value, verdict.seconds,
                               certificate_text(cert))
+
+
+def _same_verdict(stored: dict, fresh: dict) -> bool:
+    """Whether the stored certificate's verdict compares equal to the fresh one, value by
+    value as ``check-certificates`` compares them (a file edited by hand, its errata
+    emptied or its status changed, is rewritten, never kept as up to date)."""
+    from attngeom.core.certificate_compare import Comparison
+    from attngeom.core.certificates import COMPARED_FIELDS
+    comparison = Comparison(fresh["verdict"]["kinds"])
+    for key in COMPARED_FIELDS:
+        comparison.field(key, stored["verdict"].get(key), fresh["verdict"].get(key))
+    return not comparison.problems
 
 
 def up_to_date(present: str | bytes, claim: Claim, job: CertificateJob) -> dict | None:
@@ -148,14 +161,13 @@ def write_certificates(jobs: Sequence[CertificateJob], out_dir: Path, executor: 
 def recheck_certificates(files: Sequence[Path], executor: Executor, task: Callable,
                          progress: Progress | None = None) -> list[CheckResult]:
     """Re-check every file on ``executor``; the results in file order."""
-    tasks = [(str(path), _content(path)) for path in files]
+    tasks = [(str(path), read_for_check(path)) for path in files]
     return executor.map(task, tasks, names=[Path(path).name for path in files],
                         label="re-checking", progress=progress)
 
 
 def _content(path: Path) -> bytes | None:
-    """The file's bytes, or None when there is none (or it cannot be read here)."""
-    try:
-        return Path(path).read_bytes()
-    except OSError:
-        return None
+    """The file's bytes, or None when there is none, or it is no regular certificate-sized
+    file, or it cannot be read here (then it is written anew)."""
+    content = read_for_check(path)
+    return None if isinstance(content, Unreadable) else content

@@ -49,16 +49,64 @@ class InvalidCertificate(ValueError):
     """The certificate does not follow the format; the message says where and why."""
 
 
+#: Most digits of an integer in a certificate (the largest exact count written today has
+#: under 20; Python's own limit, 4,300, would end the whole run with a ValueError).
+MAX_INT_DIGITS = 60
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise InvalidCertificate(f"malformed: an integer of {len(text.lstrip('-')):,} digits "
+                                 f"(at most {MAX_INT_DIGITS})")
+    return int(text)
+
+
+def read_certificate_file(path: Path) -> bytes:
+    """The bytes of the certificate file ``path``, read only if it is a regular file (not a
+    symlink, FIFO, socket or device) of at most :data:`MAX_BYTES` bytes, as fstat says
+    before anything is read.  Raises :class:`InvalidCertificate` (``OSError`` when it
+    cannot be opened)."""
+    import os
+    import stat
+
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as error:
+        if os.path.islink(path):
+            raise InvalidCertificate("not a regular file: a symbolic link") from None
+        raise error
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = ("a FIFO" if stat.S_ISFIFO(info.st_mode) else "a device"
+                    if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)
+                    else "a directory" if stat.S_ISDIR(info.st_mode) else "a special file")
+            raise InvalidCertificate(f"not a regular file: {kind}")
+        if info.st_size > MAX_BYTES:
+            raise InvalidCertificate(f"malformed: {info.st_size:,} bytes (at most {MAX_BYTES:,})")
+        with os.fdopen(fd, "rb", closefd=True) as handle:
+            fd = -1
+            return handle.read(MAX_BYTES + 1)
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
 def load_certificate(content: str | bytes) -> dict[str, Any]:
-    """Parse a certificate's text within the size and nesting limits."""
+    """Parse a certificate's text within the size, integer and nesting limits."""
     if len(content) > MAX_BYTES:
         raise InvalidCertificate(f"malformed: {len(content):,} bytes (at most {MAX_BYTES:,})")
     try:
-        cert = json.loads(content)
+        cert = json.loads(content, parse_int=_bounded_int)
+    except InvalidCertificate:
+        raise
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise InvalidCertificate(f"malformed: {str(error).splitlines()[0]}") from None
     except RecursionError:
         raise InvalidCertificate("malformed: nested too deeply") from None
+    except ValueError as error:
+        raise InvalidCertificate(f"malformed: {str(error).splitlines()[0][:200]}") from None
     if not isinstance(cert, dict) or cert.get("format") != FORMAT:
         raise InvalidCertificate(f"malformed: not an {FORMAT} file")
     _check_nesting(cert)
@@ -143,6 +191,10 @@ def validate_certificate(cert: dict[str, Any], registry: ClaimRegistry
     for name in ("seed", "samples"):
         if cert[name] is not None and (not isinstance(cert[name], int) or isinstance(cert[name], bool)):
             raise _type_error(name, "an integer", cert[name])
+    for name, value in params.items():       # before anything parses them
+        if isinstance(value, str) and value.strip() and _names_a_file(value):
+            raise InvalidCertificate(f"invalid: params.{name} names a file on this machine; a "
+                                     f"certificate is self-contained")
     try:
         context = validate_context(CheckContext(seed=cert["seed"], samples=cert["samples"],
                                                 backend=cert["backend"], device=cert["device"]))
@@ -150,10 +202,6 @@ def validate_certificate(cert: dict[str, Any], registry: ClaimRegistry
         claim.hypothesis_violation(dict(resolved))    # parses what the hypotheses read
     except BadInput as error:
         raise InvalidCertificate(f"invalid: {error}") from None
-    for name, value in params.items():
-        if isinstance(value, str) and value.strip() and _names_a_file(value):
-            raise InvalidCertificate(f"invalid: params.{name} names a file on this machine; a "
-                                     f"certificate is self-contained")
     refusal = claim.certificate_violation(dict(resolved))
     if refusal:
         raise InvalidCertificate(f"invalid: {refusal}")
@@ -161,10 +209,16 @@ def validate_certificate(cert: dict[str, Any], registry: ClaimRegistry
 
 
 def _names_a_file(value: str) -> bool:
-    try:
-        return Path(value).exists()
-    except (OSError, ValueError):            # a name too long, a NUL byte
-        return False
+    """Whether ``value``, as given or as a parser would read it (surrounding whitespace
+    stripped, the path normalized), names something on this machine."""
+    import os
+    for text in {value, value.strip(), os.path.normpath(value.strip())}:
+        try:
+            if text and os.path.lexists(text):
+                return True
+        except (OSError, ValueError):        # a name too long, a NUL byte
+            continue
+    return False
 
 
 def _check_verdict(verdict: Any) -> None:

@@ -31,20 +31,21 @@ from attngeom.core.atomic_files import write_text_atomically
 from attngeom.core.certificate_compare import Comparison
 from attngeom.core.certificate_schema import (CERTIFICATE_FIELDS, FORMAT, FORMAT_VERSION,
                                         VERDICT_FIELDS, InvalidCertificate, load_certificate,
-                                        undefined_fields, validate_certificate)
+                                        read_certificate_file, undefined_fields,
+                                        validate_certificate)
 from attngeom.core.claim import CheckContext, Claim, ClaimRegistry
 from attngeom.core.errors import BadInput
 from attngeom.core.verdict import Verdict
 
 __all__ = ["CERTIFICATE_FIELDS", "FORMAT", "FORMAT_VERSION", "VERDICT_FIELDS", "CheckResult",
-           "certificate_files", "certificate_name", "certificate_text", "check_certificate",
-           "digest", "make_certificate", "split_example", "undefined_fields",
-           "write_certificate"]
+           "Unreadable", "certificate_files", "certificate_name", "certificate_text",
+           "check_certificate", "digest", "make_certificate", "read_for_check",
+           "split_example", "undefined_fields", "write_certificate"]
 
 #: Verdict fields compared on re-checking (``seconds`` and ``version`` are measured).
 COMPARED_FIELDS = ("claim", "source", "params", "status", "method", "checked",
                    "failure_probability", "max_residual", "counterexample", "backend",
-                   "device", "summary", "evidence", "kinds")
+                   "device", "error_kind", "errata", "summary", "evidence", "kinds")
 
 
 def digest(claim: Claim, params: dict[str, Any]) -> str:
@@ -130,7 +131,9 @@ def check_certificate(path: Path, registry: ClaimRegistry,
     cannot read ``path``); by default it is read from ``path``."""
     result = CheckResult(path)
     try:
-        cert = load_certificate(Path(path).read_bytes() if content is None else content)
+        if isinstance(content, Unreadable):
+            raise InvalidCertificate(content.reason)
+        cert = load_certificate(read_certificate_file(Path(path)) if content is None else content)
         if isinstance(cert.get("claim"), str):
             result.claim = cert["claim"][:40]
         if isinstance(cert.get("verdict"), dict) and isinstance(cert["verdict"].get("status"), str):
@@ -146,8 +149,10 @@ def check_certificate(path: Path, registry: ClaimRegistry,
         return result
     try:
         fresh = claim.verify(dict(cert["params"]), cert["method_requested"], context)
-    except (BadInput, TypeError, ValueError, AttributeError) as error:
-        result.problems.append(f"cannot re-run: {str(error).splitlines()[0] if str(error) else error!r}")
+    except Exception as error:      # one certificate's failure is its own, never the run's
+        text = str(error).splitlines()[0][:300] if str(error) else ""
+        kind = "" if isinstance(error, BadInput) else f"{type(error).__name__}: "
+        result.problems.append(f"cannot re-run: {kind}{text or repr(error)[:300]}")
         return result
     result.seconds = fresh.seconds or 0.0
     new_digest = digest(claim, fresh.params)
@@ -160,6 +165,24 @@ def check_certificate(path: Path, registry: ClaimRegistry,
         comparison.field(key, cert["verdict"][key], fresh_json.get(key))
     result.problems += comparison.problems
     return result
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A certificate file the caller could not read safely (:func:`read_certificate_file`),
+    sent to :func:`check_certificate` in place of its content."""
+
+    reason: str
+
+
+def read_for_check(path: Path) -> bytes | Unreadable:
+    """The content of ``path`` for :func:`check_certificate`, or why it is not read."""
+    try:
+        return read_certificate_file(Path(path))
+    except InvalidCertificate as error:
+        return Unreadable(str(error))
+    except OSError as error:
+        return Unreadable(f"cannot read: {error.strerror or error}")
 
 
 def certificate_files(directory: Path) -> list[Path]:

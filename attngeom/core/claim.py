@@ -200,6 +200,11 @@ class Claim:
                 offered = ", ".join(self.methods)
                 raise BadInput(f"claim {self.id!r} has no method {method!r} (it offers {offered})")
             verdict = self.check(method, params, context)
+            if verdict.status.holds and not verdict.checked:
+                verdict = not_applicable(
+                    f"the {method} check of {self.id} examined nothing (checked 0: no member, "
+                    f"sample or point): a statement holds vacuously there, so no verdict holds "
+                    f"(it said {verdict.status.value}: {verdict.summary})")
         verdict.claim, verdict.source, verdict.params = self.id, self.source, params
         if verdict.status is Status.REFUTED and verdict.error_kind is None and self.erratum_spec:
             self._check_erratum(verdict, method, params, context)
@@ -275,6 +280,9 @@ class ClaimRegistry:
         return claim
 
     def get(self, claim_id: str) -> Claim:
+        if not isinstance(claim_id, str):
+            raise BadInput(f"a claim id is a string such as 'linear'; got "
+                           f"{type(claim_id).__name__} {str(claim_id)[:40]!r}")
         try:
             return self._claims[claim_id]
         except KeyError:

@@ -308,8 +308,36 @@ class SympyAlgebra:
     constants within MAX_EXPONENT; a power of a number stays below MAX_CONSTANT_BITS.
     """
 
-    #: Largest size (bits of numerator plus denominator) of a number raised to a power.
+    #: Largest size (bits of numerator plus denominator) of a number raised to a power,
+    #: counted through nested powers and products ((2 u)^64)^64 holds 2^4096).
     MAX_CONSTANT_BITS = 10_000
+    #: Largest degree of a power after SymPy merges powers of powers and of products
+    #: (((u^64)^64) is u^4096): a polynomial psi of degree 256 is far beyond any paper's.
+    MAX_DEGREE = 256
+
+    def size(self, expr) -> tuple[int, int]:
+        """(degree, bits): an upper bound on the degree of ``expr`` in its variables (a
+        function of u counts as degree 1 in u) and on the bits of the numbers in it, read
+        from the expression tree without expanding anything."""
+        sympy = self.sympy
+        if expr.is_Rational:
+            return 0, abs(int(expr.p)).bit_length() + int(expr.q).bit_length()
+        if expr.is_Symbol:
+            return 1, 0
+        if expr.is_Pow and expr.exp.is_Rational:
+            degree, bits = self.size(expr.base)
+            times = abs(int(expr.exp.p))
+            return degree * times, bits * times
+        parts = [self.size(arg) for arg in expr.args]
+        if not parts:
+            return 0, 64                      # pi, E and other named constants
+        if expr.is_Mul:
+            return sum(d for d, _ in parts), sum(b for _, b in parts)
+        if expr.is_Add:
+            return max(d for d, _ in parts), max(b for _, b in parts) + len(parts).bit_length()
+        if isinstance(expr, sympy.Function):
+            return max(1, max(d for d, _ in parts)), max(b for _, b in parts)
+        return max(d for d, _ in parts), sum(b for _, b in parts)
 
     def __init__(self, symbols: dict, functions: dict, constants: dict, describe: str):
         import sympy
@@ -334,10 +362,27 @@ class SympyAlgebra:
         raise BadInput(f"{self.describe} uses {token.text}; only "
                        f"{', '.join(self.symbols)} are allowed")
 
+    #: Functions that grow like exp, and how deeply they may nest: exp(exp(u)) is
+    #: allowed, exp(exp(exp(u))) is not (its values need numbers of ~10^43 digits and
+    #: SymPy's evaluation of them runs without end).
+    EXPONENTIAL = ("exp", "sinh", "cosh")
+    MAX_EXPONENTIAL_NESTING = 2
+
+    def exponential_nesting(self, expr) -> int:
+        """How deeply exp-like functions nest in ``expr``."""
+        inner = max((self.exponential_nesting(arg) for arg in expr.args), default=0)
+        name = getattr(getattr(expr, "func", None), "__name__", "")
+        return inner + (1 if name in self.EXPONENTIAL and expr.is_Function else 0)
+
     def call(self, token: Token, argument):
         if token.text not in self.functions:
             raise BadInput(f"{self.describe} uses {token.text}; allowed functions: "
                            + ", ".join(sorted(self.functions)))
+        if (token.text in self.EXPONENTIAL
+                and self.exponential_nesting(argument) >= self.MAX_EXPONENTIAL_NESTING):
+            raise BadInput(f"{self.describe}: {token.text} at column {token.column} nests "
+                           f"exp-like functions {self.exponential_nesting(argument) + 1} deep; "
+                           f"the limit is {self.MAX_EXPONENTIAL_NESTING}")
         return self.functions[token.text](argument)
 
     def add(self, a, b):
@@ -365,11 +410,16 @@ class SympyAlgebra:
         check_exponent(value, column)
         if base == 0 and value < 0:
             raise BadInput(f"{self.describe}: division by zero at column {column}")
-        if base.is_Rational:
-            bits = (abs(int(base.p)).bit_length() + int(base.q).bit_length()) * abs(value.numerator)
-            if bits > self.MAX_CONSTANT_BITS:
-                raise BadInput(f"{self.describe}: the power at column {column} is a number "
-                               f"of about {bits:,} bits; the limit is {self.MAX_CONSTANT_BITS:,}")
+        degree, bits = self.size(base)
+        times = abs(value.numerator)
+        if bits * times > self.MAX_CONSTANT_BITS:
+            raise BadInput(f"{self.describe}: the power at column {column} holds a number "
+                           f"of about {bits * times:,} bits; the limit is "
+                           f"{self.MAX_CONSTANT_BITS:,}")
+        if degree * times > self.MAX_DEGREE:
+            raise BadInput(f"{self.describe}: the power at column {column} has degree about "
+                           f"{degree * times:,} (powers of powers multiply); the limit is "
+                           f"{self.MAX_DEGREE:,}")
         result = base ** exponent
         if result.is_Pow and result.exp.is_Rational:
             # SymPy merges (u**a)**b into u**(a*b): the merged exponent obeys the same limit
@@ -386,8 +436,26 @@ def parse_sympy(text: str, symbols: dict, functions: dict, constants: dict,
     syntax errors)."""
     algebra = SympyAlgebra(symbols, functions, constants, describe)
     try:
-        return Parser(text, Grammar(), algebra, prefix=f"{describe}: ").parse()
+        expr = Parser(text, Grammar(), algebra, prefix=f"{describe}: ").parse()
     except BadInput as error:
         if hint and "syntax error" in str(error):
             raise BadInput(f"{error} ({hint})") from None
         raise
+    check_real_finite(expr, describe)
+    return expr
+
+
+def check_real_finite(expr, describe: str) -> None:
+    """Refuse an expression that is infinite, undefined or complex where it is written:
+    ``log(0)`` (zoo), ``1/0``-like limits, ``log(-1)`` and ``sqrt(-1)`` (I), and a root
+    of a negative number such as ``(-8)^(1/3)`` (SymPy's principal root is complex)."""
+    import sympy
+
+    bad = [atom for atom in (sympy.zoo, sympy.oo, -sympy.oo, sympy.nan, sympy.I) if expr.has(atom)]
+    negative_root = any(p.base.is_number and p.base.is_negative and p.exp.is_Rational
+                        and not p.exp.is_Integer for p in expr.atoms(sympy.Pow))
+    if bad or negative_root:
+        what = ("a root of a negative number" if negative_root and not bad
+                else "infinite or undefined" if bad[0] is not sympy.I else "complex")
+        raise BadInput(f"{describe}: the value is {what} ({str(expr)[:60]}); only finite real "
+                       f"expressions are allowed")

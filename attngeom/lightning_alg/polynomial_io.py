@@ -45,6 +45,13 @@ MAX_TERMS = 200_000
 MAX_PRODUCT_PAIRS = 4_000_000
 #: Longest polynomial text: room for an invariant of ~MAX_TERMS / 4 printed terms.
 MAX_LENGTH = 2_000_000
+#: Largest coefficient (bits of numerator plus denominator) a product may create: ADM's
+#: invariants have coefficients of a few bits; (((2^64)^64)^64) would have 262,144.
+MAX_COEFFICIENT_BITS = 10_000
+#: Most distinct coordinates (labels) in one polynomial: the sparse ring has one generator
+#: each (4,902 labels ended in a RecursionError inside SymPy); ADM's largest invariants use
+#: a few hundred.
+MAX_LABELS = 2_000
 
 _INDEX = r"\d{1,9}"
 _PAIR = rf"\(\s*{_INDEX}\s*,\s*{_INDEX}\s*\)"
@@ -74,6 +81,9 @@ class _RingAlgebra:
         symbols = {token.column: coords.symbol(_label(token.value, coords))
                    for token in tokens if token.kind == "atom"}
         distinct = list(dict.fromkeys(symbols.values())) or [sympy.Dummy("constant")]
+        if len(distinct) > MAX_LABELS:
+            raise BadInput(f"the polynomial uses {len(distinct):,} distinct coordinates; the "
+                           f"limit is {MAX_LABELS:,}")
         self.ring, *gens = ring(distinct, QQ)
         generator = dict(zip(distinct, gens))
         self.by_column = {column: generator[symbol] for column, symbol in symbols.items()}
@@ -104,6 +114,10 @@ class _RingAlgebra:
         bound = min(pairs, math.comb(self.ring.ngens + degree, degree))
         if bound > MAX_TERMS:
             raise BadInput(f"a product may have {bound:,} terms; the limit is {MAX_TERMS:,}")
+        bits = _coefficient_bits(f) + _coefficient_bits(g) + pairs.bit_length()
+        if bits > MAX_COEFFICIENT_BITS:
+            raise BadInput(f"a product may have coefficients of {bits:,} bits; the limit is "
+                           f"{MAX_COEFFICIENT_BITS:,}")
         return self._checked(f * g)
 
     def divide(self, f, g, column: int):
@@ -129,6 +143,12 @@ class _RingAlgebra:
             raise BadInput(f"the polynomial has more than {MAX_TERMS:,} terms; the limit is "
                            f"{MAX_TERMS:,}")
         return f
+
+
+def _coefficient_bits(f) -> int:
+    """The most bits (numerator plus denominator) of a coefficient of ``f``."""
+    return max((abs(int(c.numerator)).bit_length() + int(c.denominator).bit_length()
+                for c in f.itercoeffs()), default=0)
 
 
 def _degree(f) -> int:

@@ -28,7 +28,7 @@ from attngeom.geometry_proofs.gauge.autodiff import (autodiff_backend, finite_di
                                             relative_error)
 from attngeom.geometry_proofs.gauge.claim_base import (
     AUTODIFF_TOLERANCE, COVARIANCE, DIM, FD_TOLERANCE, HEAD_DIM, KAPPA, TOKENS, VARIANT,
-    GaugeClaim, symbolic_identity)
+    GaugeClaim, require_interacting_agents, symbolic_identity)
 from attngeom.geometry_proofs.gauge.free_energy import attention_weights, evaluate, free_energy, kl_matrix, pair_arrays
 from attngeom.geometry_proofs.gauge.symbolic_free_energy import (assembled, decide, generic_alignment, generic_point,
                                                       scalar_system)
@@ -73,7 +73,8 @@ class BetaGradientClaim(GaugeClaim):
     statement = "grad beta_ij = -1/kappa beta_ij [grad K_ij - sum_k beta_ik grad K_ik]."
     params = (TOKENS, DIM, HEAD_DIM, KAPPA, COVARIANCE)
     methods = ("symbolic", "numeric")
-    examples = ({"dim": 2}, {"dim": 4}, {"dim": 6, "head_dim": 3, "kappa": "0.5"})
+    examples = ({"dim": 2}, {"dim": 4}, {"dim": 6, "head_dim": 3, "kappa": "0.5"},
+                {"dim": 4, "covariance": "diagonal", "kappa": "1.3"})
     arguments = ("mu", "frames")
     default_samples = 2
 
@@ -96,6 +97,7 @@ class BetaGradientClaim(GaugeClaim):
                                  evidence={"weights": 3, "K_j": "arbitrary functions of t"})
 
     def check_numeric(self, params, context):
+        require_interacting_agents(self.id, params["tokens"])
         be = autodiff_backend(context)
         sign = self.sign(params)
         rows = []
@@ -153,7 +155,8 @@ class BetaGradientMeanClaim(BetaGradientClaim):
                                {"variant": "corrected"})
     params = BetaGradientClaim.params + (VARIANT,)
     arguments = ("mu",)
-    examples = ({"dim": 2}, {"dim": 2, "variant": "corrected"}, {"dim": 4}, {"dim": 4, "variant": "corrected"})
+    examples = ({"dim": 2}, {"dim": 2, "variant": "corrected"}, {"dim": 4}, {"dim": 4, "variant": "corrected"},
+                {"dim": 4, "covariance": "diagonal", "variant": "corrected"})
 
     def sign(self, params) -> float:
         return G.EQ50_SIGN if params.get("variant", "printed") == "printed" else G.EQ15_SIGN
@@ -193,7 +196,8 @@ class AssembledGradientClaim(GaugeClaim):
                       evidence={"dimension": 1, "agents": 2})
     default_samples = 2
     examples = ({"dim": 2}, {"dim": 2, "variant": "corrected"}, {"dim": 4},
-                {"dim": 4, "variant": "corrected"}, {"dim": 6, "head_dim": 3, "variant": "corrected"})
+                {"dim": 4, "variant": "corrected"}, {"dim": 6, "head_dim": 3, "variant": "corrected"},
+                {"dim": 4, "covariance": "diagonal", "variant": "corrected"})
 
     def components(self, be, system, variant: str, exact: bool = False):
         """(row_grads [N, N, ...], col_grads [N, N, ...], self [N, ...], likelihood [N, ...])
@@ -378,6 +382,10 @@ class AssembledFrameGradientClaim(AssembledGradientClaim):
                                "+ (-1/kappa) sum_{k != i} beta_ki (K_ki - sum_j beta_kj K_kj) grad_{phi_i} K_ki", {"variant": "corrected"})
     printed_text = "sum_j [(grad beta_ij) K_ij + beta_ij grad K_ij] + sum_k beta_ki grad KL(q_k || Omega_ki q_i)"
     argument = "frames"
+
+    def check_numeric(self, params, context):
+        require_interacting_agents(self.id, params["tokens"])
+        return super().check_numeric(params, context)
 
     def components(self, be, system, variant, exact=False):
         dK = kl_jacobian(be, system, "frames")                  # [N, N, N, m]

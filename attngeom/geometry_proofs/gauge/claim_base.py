@@ -47,6 +47,15 @@ TOLERANCE_WHY = ("float64 closed form against float64 autodiff of the same smoot
                  "both exact up to rounding, sampled covariances have condition number < 1e2")
 
 
+def require_interacting_agents(claim_id: str, tokens: int) -> None:
+    """BadInput for N = 1 in the numeric checks of a gradient that vanishes identically with
+    one agent (beta_11 = 1 for every theta; F does not depend on the frames, K_ii = 0): the
+    relative error against a zero reference has no scale, so no verdict is possible."""
+    if tokens < 2:
+        raise BadInput(f"{claim_id} --method numeric needs --tokens >= 2: with one agent beta = 1 and "
+                       "the frames do not enter F, so the gradient is identically 0")
+
+
 def parse_sigma(text: str) -> np.ndarray:
     """'a,b;c,d' -> [[a, b], [c, d]], validated SPD (BadInput otherwise)."""
     try:

@@ -56,7 +56,9 @@ class CountsClaim(Claim):
                     "; ".join(f"{f.name}: {f.printed:g}" for f in failing),
                     "; ".join(f"{f.computed:.6g} rounds to {f.rounded:g}" for f in failing)
                     + ": the printed figures are truncated, not rounded",
-                    "each equals the recomputed value truncated at its last printed digit")
+                    f"consistent: each of the {len(failing)} equals the recomputed value "
+                    f"truncated at its last printed digit, and the other "
+                    f"{len(figures) - len(failing)} figures reproduce rounded")
                 summary += f", which rounds to {worst.rounded:g}: truncated, not rounded"
             return refuted(method="exact", counterexample=worst.as_dict(), checked=len(figures),
                            max_residual=max(f.gap_in_units for f in figures),

@@ -13,7 +13,8 @@ from attngeom.geometry_proofs.claim_support import render_items
 from attngeom.geometry_proofs.gauge.claim_base import COVARIANCE, DIM, KAPPA, TOKENS, GaugeClaim
 from attngeom.geometry_proofs.gauge.free_energy import evaluate
 from attngeom.kernels.backend import get_backend
-from attngeom.geometry_proofs.gauge.accelerated.kl_attention import kl_attention_direct, kl_attention_structured, skew
+from attngeom.geometry_proofs.gauge.accelerated.kl_attention import (check_attention_inputs, kl_attention_direct,
+                                                                 kl_attention_structured, skew)
 
 #: the two implementations are different float64 computations of the same numbers
 ATTENTION_TOLERANCE = 1e-10
@@ -39,10 +40,16 @@ class KLAttentionClaim(GaugeClaim):
         for sample, system in enumerate(self.systems(params, context, observed=False)):
             ours = evaluate(system, be)
             phis = skew(be.asarray(system.frames), system.dim, be)
-            args = (be.asarray(system.mu[None]), be.asarray(system.Sigma[None]), phis[None], system.kappa, be)
+            # diagonal covariances go to the kernel as their variances (its diagonal_sigma form)
+            diagonal = params["covariance"] == "diagonal"
+            covariance = np.diagonal(system.Sigma, axis1=-2, axis2=-1).copy() if diagonal else system.Sigma
+            args = (be.asarray(system.mu[None]), be.asarray(covariance[None]), phis[None], system.kappa, be)
+            # the sampled system is inside the kernel's hypotheses (BadInput otherwise)
+            check_attention_inputs(system.mu[None], covariance[None], be.to_numpy(phis)[None], system.kappa,
+                                   diagonal_sigma=diagonal)
             scale = max(np.abs(ours["kl"]).max(), 1.0)
             for name, kernel in (("kernel direct", kl_attention_direct), ("kernel structured", kl_attention_structured)):
-                result = kernel(*args)
+                result = kernel(*args, diagonal_sigma=diagonal)
                 kl, beta = be.to_numpy(result.kl)[0], be.to_numpy(result.beta)[0]
                 rows.append({"sample": sample, "quantity": f"K vs {name}", "error": float(np.abs(kl - ours["kl"]).max() / scale),
                              "printed": ours["kl"], "reference": kl})

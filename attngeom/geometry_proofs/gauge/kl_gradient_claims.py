@@ -178,7 +178,8 @@ class GradSigmaPriorClaim(PairGradientClaim):
     formula_text = ("printed: 1/2 [Sigma_i^{-1} - Sigma_p^{-1}]; corrected: 1/2 [Sigma_p^{-1} - Sigma_i^{-1}] "
                     "(= eq 12)")
     params = PairGradientClaim.params + (VARIANT,)
-    examples = ({"dim": 2}, {"dim": 2, "variant": "corrected"}, {"dim": 4}, {"dim": 4, "variant": "corrected"})
+    examples = ({"dim": 2}, {"dim": 2, "variant": "corrected"}, {"dim": 4}, {"dim": 4, "variant": "corrected"},
+                {"dim": 4, "covariance": "diagonal", "variant": "corrected"})
     slot, self_term = "S_query", True
 
     def printed(self, arrays, m, variant):
@@ -230,7 +231,7 @@ class GradSigmaKeyClaim(PairGradientClaim):
                     "Omega^T (Sigma_k + d d^T) Omega Sigma_i^{-1}], d = mu_k - Omega mu_i")
     params = PairGradientClaim.params + (VARIANT,)
     examples = ({"dim": 2}, {"dim": 2, "variant": "corrected"}, {"dim": 4}, {"dim": 4, "variant": "corrected"},
-                {"dim": 20, "tokens": 2, "variant": "corrected"})
+                {"dim": 20, "tokens": 2, "variant": "corrected"}, {"dim": 4, "covariance": "diagonal", "variant": "corrected"})
     slot = "S_key"
 
     def printed(self, arrays, m, variant):

@@ -7,13 +7,14 @@ Fisher–Rao metric computed from the Fisher information itself
 from __future__ import annotations
 
 import numpy as np
+import scipy.stats
 import sympy
 
 from attngeom.geometry_proofs.claim_support import render_items
 from attngeom.geometry_proofs.gauge import natural_gradient as NG
 from attngeom.geometry_proofs.gauge import retraction as RT
 from attngeom.geometry_proofs.gauge.autodiff import autodiff_backend, gradient, hessian, relative_error
-from attngeom.geometry_proofs.gauge.beliefs import sample_covariances
+from attngeom.geometry_proofs.gauge.beliefs import sample_covariances, sigma_points
 from attngeom.geometry_proofs.gauge.claim_base import (
     AUTODIFF_TOLERANCE, COVARIANCE, DIM, HEAD_DIM, KAPPA, SIGMA, TOKENS, VARIANT,
     GaugeClaim, parse_sigma, symbolic_identity)
@@ -21,6 +22,7 @@ from attngeom.geometry_proofs.gauge.free_energy import free_energy
 from attngeom.geometry_proofs.gauge.transport import random_rotation
 from attngeom.core.erratum import ErratumSpec, ErrorKind
 from attngeom.core.verdict import combine, consistent, refuted
+from attngeom.kernels.backend import get_backend
 
 
 def agent_gradients(be, system, i: int):
@@ -41,6 +43,19 @@ def agent_gradients(be, system, i: int):
     g_mu, g_S = gradient(be, lambda m, S: free_energy(m, S, be.asarray(system.frames), system, be),
                          system.mu, system.Sigma)
     return grad_theta, g_mu[i], g_S[i]
+
+
+def density_row(mu: np.ndarray, Sigma: np.ndarray, sample: int, agent: int) -> dict:
+    """The model both Fisher informations differentiate, log N(x; mu, Sigma)
+    (:func:`attngeom.geometry_proofs.gauge.natural_gradient.log_density`), against SciPy's
+    multivariate normal log-density at the sigma points (a comparison row)."""
+    points, _ = sigma_points(mu, Sigma)
+    theta = np.concatenate([mu, NG.vech(Sigma)])
+    numpy_be = get_backend("numpy")
+    value = np.array([float(NG.log_density(x, theta, mu.shape[0], numpy_be)) for x in points])
+    reference = scipy.stats.multivariate_normal(mu, Sigma).logpdf(points)
+    return {"sample": sample, "agent": agent, "error": relative_error(value, reference),
+            "printed": "log N(x; theta) (log_density)", "reference": "scipy.stats.multivariate_normal.logpdf"}
 
 
 #: E[score score^T] is also computed (3^K Gauss-Hermite points, first agent of the first
@@ -78,6 +93,7 @@ class NaturalGradientClaim(GaugeClaim):
                     by_scores = NG.fisher_from_scores(system.mu[i], system.Sigma[i], be, gradient)
                     scores.append({"sample": sample, "agent": i, "error": relative_error(by_scores, fisher),
                                    "printed": "E[score score^T]", "reference": "-E[Hess log p]"})
+                    scores.append(density_row(system.mu[i], system.Sigma[i], sample, i))
                 v_mu, v_S = NG.riemannian_gradient(fisher, grad_theta, system.dim)
                 reference = v_mu if self.block == "mean" else v_S
                 value = formula(system.Sigma[i], g_mu if self.block == "mean" else g_S)
@@ -99,8 +115,10 @@ class NaturalGradientClaim(GaugeClaim):
                            evidence=evidence)
         if scores:
             agree = self.compare(scores, tolerance=1e-10, backend=be.name, device=be.device, context=context,
-                                 holds="the two definitions of the Fisher information agree",
-                                 fails="E[score score^T] differs from -E[Hess log p]",
+                                 holds="the two definitions of the Fisher information agree, and the "
+                                       "model's log-density is SciPy's",
+                                 fails="E[score score^T] differs from -E[Hess log p], or the model's "
+                                       "log-density is not N(mu, Sigma)",
                                  why="both expectations exact (sigma points, Gauss-Hermite); float64 rounding")
             out = combine({"formula": out, "fisher-definitions": agree})
             out.evidence.update(evidence)

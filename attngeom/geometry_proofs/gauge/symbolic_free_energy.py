@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import sympy
 
 HALF = sympy.Rational(1, 2)
+#: kappa of the witness points: not 1, where a factor 1/kappa is invisible (the numeric default is 0.7 too)
+GENERIC_KAPPA = sympy.Rational(7, 10)
 
 
 def scalar_kl(mq, sq, mp, sp):
@@ -40,10 +42,12 @@ class ScalarSystem:
     F: sympy.Expr
 
     def point(self) -> dict:
-        """A rational point with distinct agents (for witnesses)."""
-        values = {self.kappa: 1}
+        """A rational point with distinct agents (for witnesses), away from the identity
+        values (kappa = 7/10, variances 3/4, 5/4, ...): at kappa = 1 or s_i = 1 a missing factor
+        1/kappa or 1/s_i (eq 15, eqs 24-26) would vanish from the witness."""
+        values = {self.kappa: GENERIC_KAPPA}
         for k in range(len(self.m)):
-            values.update({self.m[k]: sympy.Rational(k + 1, 2) * (-1) ** k, self.s[k]: sympy.Rational(k + 2, 2),
+            values.update({self.m[k]: sympy.Rational(k + 1, 2) * (-1) ** k, self.s[k]: sympy.Rational(2 * k + 3, 4),
                            self.a[k]: sympy.Rational(1, 3), self.t[k]: sympy.Rational(3, 2)})
         return {k: v for k, v in values.items() if isinstance(k, sympy.Symbol)}
 
@@ -158,4 +162,4 @@ def generic_point(expr: sympy.Expr, kappa: sympy.Symbol) -> list[tuple]:
     constants = sorted((s for s in expr.free_symbols if s.name.startswith("K")), key=str)
     pairs = [(d, sympy.Rational(k + 1, 3) * (-1) ** k) for k, d in enumerate(derivatives)]
     pairs += [(f, sympy.Rational(k + 2, 4)) for k, f in enumerate(functions + constants)]
-    return pairs + [(kappa, 1)]
+    return pairs + [(kappa, GENERIC_KAPPA)]

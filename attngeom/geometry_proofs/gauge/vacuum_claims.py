@@ -141,7 +141,8 @@ class VacuumStationarityClaim(VacuumClaim):
                                {"variant": "corrected"})
     params = VacuumClaim.params + (VARIANT,)
     methods = ("symbolic", "numeric")
-    examples = ({"dim": 2}, {"dim": 2, "variant": "corrected"}, {"dim": 4}, {"dim": 4, "variant": "corrected"})
+    examples = ({"dim": 2}, {"dim": 2, "variant": "corrected"}, {"dim": 4}, {"dim": 4, "variant": "corrected"},
+                {"dim": 4, "covariance": "diagonal", "variant": "corrected"})
     default_samples = 2
 
     def auto_method(self, params):

@@ -107,6 +107,17 @@ def random_tree(n: int, seed: int = 0) -> nx.Graph:
     return nx.from_prufer_sequence(sequence)
 
 
+GENERATED_KINDS = ("path", "star", "balanced", "random")
+
+
+def is_generated_spec(spec: str) -> bool:
+    """Whether ``spec`` (as :func:`parse_tree` reads it, surrounding whitespace stripped)
+    names a generated tree (path:N, star:N, balanced:R:DEPTH, random:N[:SEED]) and no file
+    that happens to carry such a name."""
+    text = str(spec).strip()
+    return text.partition(":")[0] in GENERATED_KINDS and not _is_file(text)
+
+
 def parse_tree(spec: str) -> nx.Graph:
     """The tree named by ``spec`` (see the module docstring); BadInput for anything else.
 
@@ -115,7 +126,7 @@ def parse_tree(spec: str) -> nx.Graph:
     spec = str(spec).strip()
     kind, _, rest = spec.partition(":")
     fields = rest.split(":") if rest else []
-    if kind in ("path", "star", "balanced", "random") and not _is_file(spec):
+    if kind in GENERATED_KINDS and not _is_file(spec):
         if kind == "path" and len(fields) == 1:
             n = _nodes(_int(fields[0], "path:N", 1), spec)
             return _finish(nx.path_graph(n), spec)

@@ -126,9 +126,7 @@ class FamilyClaim(Claim):
 
     def check(self, method: str, params, context: CheckContext) -> Verdict:
         coords = coordinates_of(params)
-        if method == "symbolic" and len(coords) > MAX_SYMBOLIC_COORDINATES:
-            raise BadInput(f"symbolic expansion over {len(coords):,} coordinates is too large "
-                           f"(limit {MAX_SYMBOLIC_COORDINATES:,}); use --method exact")
+        refuse_large_symbolic(method, coords)
         members = self.members(params, coords)
         if not members:
             return self.empty_family(params)
@@ -143,6 +141,14 @@ class FamilyClaim(Claim):
         coords = coordinates_of(params)
         members = self.members(params, coords)[:limit]
         return render_invariants(members, coords, fmt)
+
+
+def refuse_large_symbolic(method: str, coords: CoordinateSystem) -> None:
+    """BadInput for ``--method symbolic`` above MAX_SYMBOLIC_COORDINATES coordinates (the
+    expansion would not finish); every family claim asks this before building members."""
+    if method == "symbolic" and len(coords) > MAX_SYMBOLIC_COORDINATES:
+        raise BadInput(f"symbolic expansion over {len(coords):,} coordinates is too large "
+                       f"(limit {MAX_SYMBOLIC_COORDINATES:,}); use --method exact")
 
 
 def render_invariants(members: list[Invariant], coords: CoordinateSystem, fmt: str) -> str:

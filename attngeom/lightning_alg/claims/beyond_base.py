@@ -19,7 +19,8 @@ from attngeom.core.claim import Claim, Param
 from attngeom.core.errors import BadInput
 from attngeom.core.verdict import Verdict, combine, refuted
 from attngeom.kernels.sampling import DEFAULT_PRIME
-from attngeom.lightning_alg.claims.hmk_support import NETWORK_PARAMS, dimension_verdict, formula_show
+from attngeom.lightning_alg.claims.hmk_support import (
+    NETWORK_PARAMS, dimension_verdict, formula_show, require_hypotheses)
 from attngeom.lightning_alg.hmk.dimension import architecture
 from attngeom.lightning_alg.models import dimension as model_dimension
 from attngeom.lightning_alg.models.by_tokens import output_by_tokens
@@ -153,6 +154,8 @@ class VariantDimensionClaim(Claim):
         if params["d"] is not None:
             return self.point(variant_network(params), context)
         nets = [VariantNetwork(arch, variant) for arch, variant in self.grid]
+        require_hypotheses(self.id, [(f"{net.arch.slug}/{net.variant.slug}", self.violation(net))
+                                     for net in nets])
         parts = [(f"{net.arch.slug}/{net.variant.slug}", self.point(net, context))
                  for net in context.progress(nets, self.id)]
         held = sum(v.status.value != "refuted" for _, v in parts)

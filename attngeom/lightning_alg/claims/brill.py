@@ -7,7 +7,8 @@ from __future__ import annotations
 from attngeom.core.claim import Param
 from attngeom.kernels.sampling import Sampler
 from attngeom.core.verdict import combine
-from attngeom.lightning_alg.claims.base import FamilyClaim, coordinates_of, render_invariants
+from attngeom.lightning_alg.claims.base import (
+    FamilyClaim, coordinates_of, refuse_large_symbolic, render_invariants)
 from attngeom.lightning_alg.invariant import Invariant
 from attngeom.lightning_alg.invariants import brill
 from attngeom.lightning_alg.invariants.structured import check_nontrivial, check_vanishing
@@ -61,6 +62,7 @@ class BrillClaim(FamilyClaim):
 
     def check(self, method, params, context):
         coords = coordinates_of(params)
+        refuse_large_symbolic(method, coords)
         family = self.family(params, coords)
         return combine({"vanishing": check_vanishing(family, coords, params["a"], method, context),
                         "nontrivial": check_nontrivial(family, coords, context)})

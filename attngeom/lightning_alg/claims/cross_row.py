@@ -30,7 +30,9 @@ class CrossRowClaim(MatrixMinorsClaim):
     params = (D, T, A, DPRIME, COL, ALL_OUTPUTS, MATRIX)
     examples = ({"d": 2, "t": 2, "a": 2, "dprime": 3},
                 {"d": 3, "t": 2, "a": 3, "dprime": 4, "method": "symbolic"},
-                {"d": 2, "t": 3, "a": 1, "dprime": 3, "method": "exact"})
+                {"d": 2, "t": 3, "a": 1, "dprime": 3, "method": "exact"},
+                {"d": 1, "t": 3, "dprime": 2},        # d' = d + 1 = 2: the least d' it applies to
+                {"d": 2, "t": 3, "a": 1, "dprime": 2})  # d' = d: outside (no (d+1)-minors)
 
     def validate(self, params):
         validate_lightning(params)

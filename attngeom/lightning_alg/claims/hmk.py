@@ -21,7 +21,7 @@ from attngeom.core.erratum import Erratum, ErrorKind
 from attngeom.core.verdict import Verdict, combine, consistent, refuted
 from attngeom.lightning_alg.claims.hmk_support import (
     LAYERS, NETWORK_PARAMS, PRIME, A, D, DPRIME, T, SingleLayerClaim, dimension_verdict,
-    formula_show, single_layer_dims)
+    formula_show, require_hypotheses, single_layer_dims)
 from attngeom.lightning_alg.hmk.dimension import (
     FORMULA_TEXT, Architecture, architecture, deep_dimension_corrected, deep_dimension_printed,
     eq5_parameters_printed, measure_exact, measure_numeric,
@@ -148,7 +148,8 @@ class DeepDimensionClaim(Claim):
     methods = ("exact", "numeric")
     # HMK Figure 3's lightning sweep (l = 2, t = 3, a_i = 2, d_i = delta = 3..10) and two more
     examples = tuple({"d": [delta] * 3, "a": [2, 2], "t": 3} for delta in range(3, 11)) + (
-        {"d": [4, 2, 3], "a": [2, 2], "t": 3}, {"d": [3, 2, 2, 3], "a": [2], "t": 3})
+        {"d": [4, 2, 3], "a": [2, 2], "t": 3}, {"d": [3, 2, 2, 3], "a": [2], "t": 3},
+        {})                                                  # the grid of l = 1..4
 
     def validate(self, params):
         if params["d"] is not None:
@@ -188,6 +189,7 @@ class DeepDimensionClaim(Claim):
         if params["d"] is not None:
             return self._point(architecture(params), method, context)
         grid = [Architecture(d, a, 3) for d, a in DEEP_GRID]
+        require_hypotheses(self.id, [(arch.slug, _cor38_violation(arch)) for arch in grid])
         parts = [(arch.slug, self._point(arch, method, context))
                  for arch in context.progress(grid, "Cor 3.8 grid")]
         return combine(parts, summary=f"eq (14) = measured rank at all {len(parts)} grid points")

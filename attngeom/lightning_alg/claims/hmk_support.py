@@ -119,6 +119,16 @@ def rank_verdict(name: str, measured: int, expected: int, degree: int, evidence:
                     evidence=evidence, summary=f"{name}: {what} = {measured}")
 
 
+def require_hypotheses(claim_id: str, points: list[tuple[str, str | None]]) -> None:
+    """Refuse a sweep whose own grid has a point outside the claim's hypotheses ((name, the
+    violation or None) per point): such a point is no evidence for the claim, and a sweep
+    that counted it would hold for a grid the statement is not about."""
+    outside = [f"{name} ({why})" for name, why in points if why]
+    if outside:
+        raise AssertionError(f"{claim_id}: {len(outside)} of the sweep's {len(points)} points are "
+                             f"outside its hypotheses: {'; '.join(outside[:3])}")
+
+
 def formula_show(rows: list[tuple[str, str, int | None]], fmt: str) -> str:
     """(name, formula, value or None) rows in text, LaTeX (\\text names), M2 comments or JSON."""
     if fmt == "json":

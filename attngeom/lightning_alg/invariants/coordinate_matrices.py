@@ -55,6 +55,15 @@ class CoordinateMatrix:
     col_names: tuple
     coords: CoordinateSystem
 
+    def __post_init__(self):
+        """One name per row and per column: the names are how ADM indexes the matrix, and a
+        name list of another length would label (and, shown, drop) the wrong rows."""
+        rows = self.index.shape[0]
+        cols = self.index.shape[1] if self.index.ndim == 2 else len(self.col_names)
+        if (len(self.row_names), len(self.col_names)) != (rows, cols):
+            raise ValueError(f"a {rows} x {cols} coordinate matrix with {len(self.row_names)} "
+                             f"row names and {len(self.col_names)} column names")
+
     @classmethod
     def of_labels(cls, coords: CoordinateSystem, labels, row_names, col_names) -> "CoordinateMatrix":
         """The matrix with entry (r, c) = the coordinate ``labels[r][c]``."""

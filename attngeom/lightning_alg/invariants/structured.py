@@ -568,8 +568,11 @@ def check_nontrivial(family: StructuredFamily, coords: CoordinateSystem, context
     arith = ModPArithmetic(prime)
     y = context.sampler.spawn(17).prime_field((NONTRIVIAL_POINTS, len(coords)), prime)
     point = Point(padded(y))
+    seen = 0
     for offset, values in family.chunks(point, arith):
-        dead = np.nonzero(~arith.nonzero(values).any(axis=0))[0]
+        alive = arith.nonzero(values).any(axis=0)
+        seen += int(alive.sum())
+        dead = np.nonzero(~alive)[0]
         if dead.size:
             j = offset + int(dead[0])
             return refuted(method="exact", checked=family.size, summary=(
@@ -577,6 +580,9 @@ def check_nontrivial(family: StructuredFamily, coords: CoordinateSystem, context
                 f"of F_{prime}^{len(coords)}: it is (almost surely) the zero polynomial"),
                 counterexample={"member": family.describe(j), "field": f"F_{prime}",
                                 "points": y.tolist()})
+    if seen != family.size:
+        raise RuntimeError(f"{family.name}: the chunks gave values of {seen} members, the "
+                           f"family has {family.size}")
     return proved(method="exact", checked=family.size, summary=(
         f"{family.name}: all {family.size} members are nonzero polynomials (each is nonzero "
         f"at one of {NONTRIVIAL_POINTS} random points of F_p^N)"),
