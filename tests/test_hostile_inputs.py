@@ -45,3 +45,13 @@ def test_overflow_is_one_line(run_cli, monkeypatch):
 def test_wrong_types_through_the_api_are_bad_input(call):
     with pytest.raises(attngeom.BadInput):
         call()
+
+
+@pytest.mark.parametrize("args, words", [
+    (["embed-tree", "path:5", "--eps", "1e-100"], "below 0.0001"),
+    (["verify", "tree-hyperbolic-distortion", "--tree", "path:5", "--eps", "1e-100"], "below 0.0001"),
+    (["ideal", "--d", "2", "--t", "2", "--attribution-budget", "1e308"], "'none' for no limit"),
+])
+def test_values_that_would_overflow_the_work_are_refused(run_cli, args, words):
+    code, out, err = run_cli(*args)
+    assert code == 2 and words in err and len(err.splitlines()) == 1
