@@ -313,7 +313,7 @@ def ideal(d: int, t: int, a: int | None = None, dprime: int = 1, col: int = 1,
     """
     from attngeom.core.executor import make_executor
     from attngeom.lightning_alg.claims import family_claims
-    from attngeom.lightning_alg.ideal.attribution import parse_budget
+    from attngeom.lightning_alg.ideal.budget_option import parse_budget
     from attngeom.lightning_alg.ideal.report import compute_ideal
 
     sizes = {"d": d, "t": t, "dprime": dprime, "col": col, "max_degree": max_degree, "seed": seed}

@@ -218,7 +218,7 @@ def validate_settings(families: str, budget, seed: int, prime: int | None,
                       m2_budget: float) -> AtlasSettings:
     """The settings after the checks the command makes before any point runs."""
     from attngeom.lightning_alg.claims import family_claims
-    from attngeom.lightning_alg.ideal.attribution import parse_budget
+    from attngeom.lightning_alg.ideal.budget_option import parse_budget
     from attngeom.lightning_alg.ideal.degree_table import validate_ideal_params
 
     family_claims(families)                       # an unknown family stops here

@@ -57,7 +57,6 @@ The counts are deterministic, so a run skips the same families on every machine;
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
@@ -215,27 +214,6 @@ def _resolve(claim, values: dict, overrides: dict) -> dict:
 
 
 # -- the budget -------------------------------------------------------------------------------
-
-#: Largest finite budget factor (1e308 overflowed the work count): beyond it, ``none``.
-MAX_BUDGET_FACTOR = 1e6
-
-
-def parse_budget(text) -> float | None:
-    """``--attribution-budget``: a nonnegative number (a multiple of the ideal's own work),
-    or ``none`` for no limit."""
-    if str(text).strip().lower() == "none":
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise BadInput(f"--attribution-budget must be a nonnegative number or 'none'; "
-                       f"got {text!r}") from None
-    if value > MAX_BUDGET_FACTOR and math.isfinite(value):
-        raise BadInput(f"--attribution-budget {text} is above {MAX_BUDGET_FACTOR:g}; write "
-                       f"'none' for no limit")
-    AttributionBudget(0, value)   # refuses negative and infinite factors
-    return value
-
 
 def describe_budget(factor: float) -> str:
     """What a budget factor means, in words (the report and the reasons of skipped families)."""
